@@ -1,0 +1,184 @@
+/*
+ * cli.c - command-line parsing and policy compilation for the commands.
+ *
+ * cli_parse() only classifies arguments and bounds their number; it does
+ * not touch the file system, so every error it reports is about the
+ * command line itself. cli_compile() does the loading.
+ */
+#include "cli.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+/* Options that are shorthand for a directive with a fixed value. */
+static const struct {
+	const char *option;
+	const char *directive;
+	const char *value;
+} aliases[] = {
+	{ "no-subprocess", "subprocess", "no" },  /* --subprocess no */
+};
+
+__attribute__((format(printf, 3, 4)))
+static int fail(char *err, size_t size, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, size, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+void cli_usage(FILE *out)
+{
+	fputs("usage: cordon explain [OPTIONS] [OP TARGET]...\n"
+	      "       cordon --help | --version\n"
+	      "\n"
+	      "explain: print the compiled policy, or for each OP TARGET the decision and\n"
+	      "the rule that made it. OP is read, write, connect or bind; TARGET is a path\n"
+	      "(relative to the working directory), HOST:PORT, [IPV6]:PORT, udp:HOST:PORT,\n"
+	      "unix:PATH or unix:@ABSTRACT.\n"
+	      "\n"
+	      "options:\n"
+	      "  --policy NAME|FILE     policy to load (repeatable; default: default)\n"
+	      "  --workspace DIR        value of ${WORKSPACE} (default: working directory)\n"
+	      "  --no-subprocess        same as --subprocess no\n",
+	      out);
+	for (const struct directive *d = directives; d->name; d++) {
+		char left[64];
+		if (d->type == ARG_INCLUDE)
+			continue;
+		snprintf(left, sizeof(left), "--%s %s", d->name, d->metavar);
+		fprintf(out, "  %-22s %s\n", left, d->help);
+	}
+	fputs("\nEvery option is also a policy directive; options apply after all policies.\n"
+	      "See cordon(1) and docs/policy.md.\n",
+	      out);
+}
+
+/* "--name=value" or "--name value": split into @name (copied) and @value. */
+static int option_value(int argc, char **argv, int *i, const char *arg, char *name,
+			size_t namesize, const char **value, char *err, size_t errsize)
+{
+	const char *eq = strchr(arg, '=');
+	size_t n = eq ? (size_t)(eq - arg) : strlen(arg);
+
+	if (n >= namesize)
+		return fail(err, errsize, "unknown option '--%.32s...'", arg);
+	memcpy(name, arg, n);
+	name[n] = '\0';
+	if (eq) {
+		*value = eq + 1;
+		return 0;
+	}
+	*value = NULL;
+	if (*i + 1 < argc) {
+		*value = argv[++*i];
+		return 0;
+	}
+	return 0;
+}
+
+int cli_parse(int argc, char **argv, struct cli *cli, char *err, size_t errsize)
+{
+	int i = 1;
+
+	memset(cli, 0, sizeof(*cli));
+	if (argc < 2 || !argv[1])
+		return fail(err, errsize, "no command given (try cordon --help)");
+	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
+	    strcmp(argv[1], "help") == 0) {
+		cli->cmd = CMD_HELP;
+		return 0;
+	}
+	if (strcmp(argv[1], "--version") == 0) {
+		cli->cmd = CMD_VERSION;
+		return 0;
+	}
+	if (strcmp(argv[1], "explain") != 0)
+		return fail(err, errsize, "unknown command '%s' (try cordon --help)", argv[1]);
+	cli->cmd = CMD_EXPLAIN;
+
+	for (i = 2; i < argc; i++) {
+		const char *arg = argv[i];
+		char name[64];
+		const char *value = NULL;
+
+		if (!arg)
+			return fail(err, errsize, "argument %d is NULL", i);
+		if (strcmp(arg, "--") == 0) {
+			i++;
+			break;
+		}
+		if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
+			cli->cmd = CMD_HELP;
+			return 0;
+		}
+		if (arg[0] != '-' || arg[1] == '\0')
+			break;
+		if (arg[1] != '-')
+			return fail(err, errsize, "unknown option '%s' (options are long: --name)", arg);
+
+		size_t a;
+		for (a = 0; a < sizeof(aliases) / sizeof(aliases[0]); a++)
+			if (strcmp(arg + 2, aliases[a].option) == 0)
+				break;
+		if (a < sizeof(aliases) / sizeof(aliases[0])) {
+			if (cli->n_opts == CLI_MAX_OPTIONS)
+				return fail(err, errsize, "too many options (at most %d)", CLI_MAX_OPTIONS);
+			cli->opts[cli->n_opts].name = aliases[a].directive;
+			cli->opts[cli->n_opts++].value = aliases[a].value;
+			continue;
+		}
+
+		if (option_value(argc, argv, &i, arg + 2, name, sizeof(name), &value, err, errsize) < 0)
+			return -1;
+		if (strcmp(name, "policy") == 0) {
+			if (!value)
+				return fail(err, errsize, "option --policy needs a NAME or FILE");
+			if (cli->n_policies == CLI_MAX_POLICIES)
+				return fail(err, errsize, "too many --policy (at most %d)",
+					    CLI_MAX_POLICIES);
+			cli->policies[cli->n_policies++] = value;
+			continue;
+		}
+		if (strcmp(name, "workspace") == 0) {
+			if (!value)
+				return fail(err, errsize, "option --workspace needs a DIR");
+			cli->workspace = value;
+			continue;
+		}
+		const struct directive *d = directive_find(name);
+		if (!d || d->type == ARG_INCLUDE)
+			return fail(err, errsize, "unknown option '--%s' (try cordon --help)", name);
+		if (!value)
+			return fail(err, errsize, "option --%s needs %s", name, d->metavar);
+		if (cli->n_opts == CLI_MAX_OPTIONS)
+			return fail(err, errsize, "too many options (at most %d)", CLI_MAX_OPTIONS);
+		cli->opts[cli->n_opts].name = d->name;
+		cli->opts[cli->n_opts++].value = value;
+	}
+	cli->args = argv + i;
+	cli->n_args = argc - i;
+	return 0;
+}
+
+int cli_compile(const struct cli *cli, const struct load_env *env, struct policy *pol,
+		struct parse_ctx *ctx)
+{
+	ctx->pol = pol;
+	ctx->home = env->home;
+	ctx->workspace = env->workspace;
+	ctx->tmpdir = env->tmpdir;
+	ctx->search = env->search;
+
+	if (cli->n_policies == 0)
+		policy_load(ctx, "default");
+	for (size_t i = 0; i < cli->n_policies; i++)
+		policy_load(ctx, cli->policies[i]);
+	for (size_t i = 0; i < cli->n_opts; i++)
+		policy_apply_option(ctx, cli->opts[i].name, cli->opts[i].value);
+	return ctx->errors ? -1 : 0;
+}

@@ -1,0 +1,336 @@
+/*
+ * explain.c - answer "would cordon allow this?" with the rule that decides.
+ *
+ * The answer comes from the same decision functions the shim calls
+ * (shim/policy.c), on the path resolved as the kernel would resolve it, so
+ * explain and enforcement cannot disagree about the policy.
+ */
+#include "explain.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <limits.h>
+#include <netinet/in.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+
+#include "../shim/path.h"
+
+__attribute__((format(printf, 3, 4)))
+static int fail(char *err, size_t size, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, size, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+/* Where @r was written, without its text: "FILE:LINE" or "command line". */
+static void rule_origin(const struct rule *r, char *buf, size_t size)
+{
+	if (!r)
+		snprintf(buf, size, "built-in default");
+	else if (r->line)
+		snprintf(buf, size, "%s:%u", r->file, r->line);
+	else
+		snprintf(buf, size, "command line: %s", r->text);
+}
+
+void rule_describe(const struct rule *r, char *buf, size_t size)
+{
+	if (!r)
+		snprintf(buf, size, "built-in default");
+	else if (r->line)
+		snprintf(buf, size, "%s:%u: %s", r->file, r->line, r->text);
+	else
+		snprintf(buf, size, "command line: %s", r->text);
+}
+
+static void print_verdict(FILE *out, const struct decision *d, const char *op, const char *what)
+{
+	char where[PATH_MAX + 256];
+
+	fprintf(out, "%-6s %s %s\n", d->allow ? "allow" : "deny", op, what);
+	fprintf(out, "       %s%s%s", reason_text(d->reason), d->matched ? " " : "",
+		d->matched ? d->matched : "");
+	if (d->rule) {
+		rule_describe(d->rule, where, sizeof(where));
+		fprintf(out, " (%s)", where);
+	}
+	fputc('\n', out);
+}
+
+static void print_mode(FILE *out, const struct policy *pol, const struct decision *d)
+{
+	char where[PATH_MAX + 256];
+
+	if (d->allow || pol->mode.value == MODE_ENFORCE)
+		return;
+	rule_describe(pol->mode.rule, where, sizeof(where));
+	fprintf(out, "       but mode is %s (%s): the call is %s\n", run_mode_names[pol->mode.value],
+		where, pol->mode.value == MODE_WARN ? "logged, then allowed" : "allowed");
+}
+
+static void write_roots(FILE *out, const struct policy *pol)
+{
+	const struct pathset_entry *e, *tmp;
+	const char *sep = "";
+
+	fputs("[", out);
+	HASH_ITER(hh, pol->paths.head, e, tmp) {
+		if (e->kinds & 1u << PATH_WRITE) {
+			fprintf(out, "%s%s", sep, e->path);
+			sep = ", ";
+		}
+	}
+	if (pol->private_tmp.value)
+		fprintf(out, "%sthe private TMPDIR", sep);
+	fputs("]", out);
+}
+
+static int explain_path(const struct policy *pol, enum op op, const char *opname,
+			const char *target, const char *cwd, const char *home, FILE *out,
+			char *err, size_t errsize)
+{
+	char expanded[PATH_MAX], abs[PATH_MAX], resolved[PATH_MAX];
+	struct decision d;
+	int n;
+
+	if (target[0] == '~' && (target[1] == '/' || target[1] == '\0')) {
+		if (!home)
+			return fail(err, errsize, "'%s': ~ needs HOME, which is not set", target);
+		n = snprintf(expanded, sizeof(expanded), "%s%s", home, target + 1);
+		if (n < 0 || (size_t)n >= sizeof(expanded))
+			return fail(err, errsize, "'%.64s...': longer than PATH_MAX", target);
+		target = expanded;
+	}
+	n = path_absolute(cwd, target, abs);
+	if (n < 0)
+		return fail(err, errsize, "'%.64s': %s", target, strerror(-n));
+	n = path_resolve(abs, resolved, PATH_MISSING_ALLOW);
+	if (n < 0)
+		return fail(err, errsize, "unable to resolve '%s': %s", abs, strerror(-n));
+
+	policy_decide_path(pol, op, resolved, (size_t)n, &d);
+	print_verdict(out, &d, opname, resolved);
+	if (strcmp(abs, resolved) != 0)
+		fprintf(out, "       (%s resolves to %s)\n", abs, resolved);
+	if (!d.allow && d.reason == REASON_OUTSIDE_ROOTS) {
+		fputs("       write roots: ", out);
+		write_roots(out, pol);
+		fputc('\n', out);
+		/* A write root must exist: suggest the nearest existing ancestor. */
+		struct stat st;
+		while (op != OP_CONNECT && n > 1 && stat(resolved, &st) != 0) {
+			char *slash = strrchr(resolved, '/');
+			n = slash == resolved ? 1 : (int)(slash - resolved);
+			resolved[n] = '\0';
+			if (n == 1)
+				resolved[0] = '/';
+		}
+		fprintf(out, "       to allow: add `%s %s` to a policy, or pass --%s %s\n",
+			op == OP_CONNECT ? "unix-socket" : "write", resolved,
+			op == OP_CONNECT ? "unix-socket" : "write", resolved);
+	}
+	print_mode(out, pol, &d);
+	return d.allow;
+}
+
+static int explain_net(const struct policy *pol, enum op op, const char *opname,
+		       const char *target, const char *cwd, const char *home, FILE *out,
+		       char *err, size_t errsize)
+{
+	struct sockaddr_storage ss;
+	socklen_t salen;
+	int socktype = SOCK_STREAM;
+	const char *proto = "tcp";
+	char host[INET6_ADDRSTRLEN + 2];
+	const char *colon, *h;
+	unsigned long port;
+	char *end;
+	struct decision d;
+
+	memset(&ss, 0, sizeof(ss));
+	if (strncmp(target, "unix:", 5) == 0) {
+		const char *name = target + 5;
+		if (name[0] != '@')
+			return explain_path(pol, op == OP_BIND ? OP_WRITE : OP_CONNECT, opname, name,
+					    cwd, home, out, err, errsize);
+		struct sockaddr_un *un = (struct sockaddr_un *)&ss;
+		size_t len = strlen(name + 1);
+		if (len + 1 > sizeof(un->sun_path))
+			return fail(err, errsize, "abstract socket name '%s' is too long", name);
+		un->sun_family = AF_UNIX;
+		memcpy(un->sun_path + 1, name + 1, len);
+		salen = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + len);
+		policy_decide_net(pol, op, SOCK_STREAM, (struct sockaddr *)&ss, salen, &d);
+		print_verdict(out, &d, opname, target);
+		print_mode(out, pol, &d);
+		return d.allow;
+	}
+	if (strncmp(target, "udp:", 4) == 0) {
+		socktype = SOCK_DGRAM;
+		proto = "udp";
+		target += 4;
+	} else if (strncmp(target, "tcp:", 4) == 0) {
+		target += 4;
+	}
+
+	colon = strrchr(target, ':');
+	if (!colon || colon == target)
+		return fail(err, errsize, "'%s': expected HOST:PORT, [IPV6]:PORT or unix:PATH", target);
+	h = target;
+	size_t hlen = (size_t)(colon - target);
+	if (h[0] == '[' && hlen >= 2 && h[hlen - 1] == ']') {
+		h++;
+		hlen -= 2;
+	}
+	if (hlen >= sizeof(host))
+		return fail(err, errsize, "'%s': not a numeric address", target);
+	memcpy(host, h, hlen);
+	host[hlen] = '\0';
+	errno = 0;
+	port = strtoul(colon + 1, &end, 10);
+	if (errno || *end || end == colon + 1 || port > 65535 || colon[1] == '-' || colon[1] == '+')
+		return fail(err, errsize, "'%s': bad port '%s' (0 to 65535)", target, colon + 1);
+
+	struct sockaddr_in *in = (struct sockaddr_in *)&ss;
+	struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)&ss;
+	if (inet_pton(AF_INET, host, &in->sin_addr) == 1) {
+		in->sin_family = AF_INET;
+		in->sin_port = htons((uint16_t)port);
+		salen = sizeof(*in);
+	} else if (inet_pton(AF_INET6, host, &in6->sin6_addr) == 1) {
+		in6->sin6_family = AF_INET6;
+		in6->sin6_port = htons((uint16_t)port);
+		salen = sizeof(*in6);
+	} else {
+		return fail(err, errsize,
+			    "'%s' is not a numeric address (explain does not look up host names)",
+			    host);
+	}
+
+	char what[INET6_ADDRSTRLEN + 32];
+	snprintf(what, sizeof(what), "%s%s%s:%lu (%s)", ss.ss_family == AF_INET6 ? "[" : "", host,
+		 ss.ss_family == AF_INET6 ? "]" : "", port, proto);
+	policy_decide_net(pol, op, socktype, (struct sockaddr *)&ss, salen, &d);
+	print_verdict(out, &d, opname, what);
+	if (!d.allow) {
+		if (d.reason == REASON_NET_NONE)
+			fprintf(out, "       to allow: add `net-%s %lu` (TCP, any host) or `net all`\n",
+				op == OP_BIND ? "bind" : "connect", port);
+		else if (d.reason == REASON_NET_NOT_LOOPBACK || d.reason == REASON_NET_UDP)
+			fprintf(out, "       to allow: `net all`\n");
+	}
+	print_mode(out, pol, &d);
+	return d.allow;
+}
+
+int explain_query(const struct policy *pol, const char *op, const char *target, const char *cwd,
+		  const char *home, FILE *out, char *err, size_t errsize)
+{
+	if (!op || !target)
+		return fail(err, errsize, "expected OP TARGET pairs (OP: read, write, connect, bind)");
+	if (!*target)
+		return fail(err, errsize, "empty target for %s", op);
+	if (strcmp(op, "read") == 0)
+		return explain_path(pol, OP_READ, op, target, cwd, home, out, err, errsize);
+	if (strcmp(op, "write") == 0)
+		return explain_path(pol, OP_WRITE, op, target, cwd, home, out, err, errsize);
+	if (strcmp(op, "connect") == 0)
+		return explain_net(pol, OP_CONNECT, op, target, cwd, home, out, err, errsize);
+	if (strcmp(op, "bind") == 0)
+		return explain_net(pol, OP_BIND, op, target, cwd, home, out, err, errsize);
+	return fail(err, errsize, "unknown operation '%s' (expected read, write, connect or bind)",
+		    op);
+}
+
+static void print_setting(FILE *out, const char *name, const char *value, const struct rule *r)
+{
+	char where[PATH_MAX + 256];
+
+	rule_origin(r, where, sizeof(where));
+	fprintf(out, "%-15s %-16s %s\n", name, value, where);
+}
+
+static void print_paths(FILE *out, const struct policy *pol, enum path_kind kind,
+			const char *title)
+{
+	const struct pathset_entry *e, *tmp;
+	char where[PATH_MAX + 256];
+
+	fprintf(out, "%s:\n", title);
+	HASH_ITER(hh, pol->paths.head, e, tmp) {
+		if (!(e->kinds & 1u << kind))
+			continue;
+		rule_origin(e->data[kind], where, sizeof(where));
+		fprintf(out, "  %-40s %s\n", e->path, where);
+	}
+}
+
+static void print_ports(FILE *out, const char *name, const struct port_list *l)
+{
+	char where[PATH_MAX + 256];
+
+	for (size_t i = 0; i < l->n; i++) {
+		char port[8];
+		snprintf(port, sizeof(port), "%u", l->v[i].port);
+		rule_origin(l->v[i].rule, where, sizeof(where));
+		fprintf(out, "%-15s %-16s %s\n", name, port, where);
+	}
+}
+
+static void print_strlist(FILE *out, const char *name, const struct strlist *l)
+{
+	char where[PATH_MAX + 256];
+
+	for (size_t i = 0; i < l->n; i++) {
+		rule_origin(l->rules[i], where, sizeof(where));
+		fprintf(out, "%-15s %-16s %s\n", name, l->v[i], where);
+	}
+}
+
+void explain_policy(const struct policy *pol, FILE *out)
+{
+	char timeout[32];
+
+	for (size_t i = 0; i < pol->n_files; i++)
+		fprintf(out, "%s %s\n", i ? "          " : "policy:  ", pol->files[i]);
+	print_paths(out, pol, PATH_WRITE, "write roots");
+	for (size_t i = 0; i < pol->skipped.n; i++) {
+		char where[PATH_MAX + 256];
+		rule_origin(pol->skipped.rules[i], where, sizeof(where));
+		fprintf(out, "  %-40s %s (optional, missing: skipped)\n", pol->skipped.v[i], where);
+	}
+	if (pol->private_tmp.value)
+		fprintf(out, "  %-40s private-tmp yes\n", "(a private TMPDIR per run)");
+	print_paths(out, pol, PATH_READ_DENY, "read-deny");
+	if (pol->n_socket)
+		print_paths(out, pol, PATH_SOCKET, "unix sockets");
+	print_setting(out, "net", net_mode_names[pol->net.value], pol->net.rule);
+	print_ports(out, "net-connect", &pol->net_connect);
+	print_ports(out, "net-bind", &pol->net_bind);
+	print_setting(out, "subprocess", bool_names[pol->subprocess.value], pol->subprocess.rule);
+	print_setting(out, "private-tmp", bool_names[pol->private_tmp.value], pol->private_tmp.rule);
+	print_setting(out, "env", env_mode_names[pol->env.value], pol->env.rule);
+	print_strlist(out, "env-pass", &pol->env_pass);
+	print_strlist(out, "env-deny", &pol->env_deny);
+	if (pol->timeout.value)
+		snprintf(timeout, sizeof(timeout), "%ds", pol->timeout.value);
+	else
+		snprintf(timeout, sizeof(timeout), "none");
+	print_setting(out, "timeout", timeout, pol->timeout.rule);
+	print_setting(out, "backend", backend_names[pol->backend.value], pol->backend.rule);
+	print_setting(out, "on-unsupported", on_unsupported_names[pol->on_unsupported.value],
+		      pol->on_unsupported.rule);
+	print_setting(out, "mode", run_mode_names[pol->mode.value], pol->mode.rule);
+	print_setting(out, "log", log_level_names[pol->log.value], pol->log.rule);
+	print_setting(out, "log-format", log_format_names[pol->log_format.value],
+		      pol->log_format.rule);
+	print_setting(out, "log-file", pol->log_file ? pol->log_file : "stderr", pol->log_file_rule);
+}

@@ -1,0 +1,119 @@
+/*
+ * main.c - the cordon command: gather the environment, parse the command
+ * line, compile the policy, dispatch. Only this file exits.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../shim/path.h"
+#include "cli.h"
+#include "explain.h"
+#include "util.h"
+
+#ifndef CORDON_VERSION
+#define CORDON_VERSION "0.0.0"
+#endif
+#ifndef CORDON_SYSCONFDIR
+#define CORDON_SYSCONFDIR "/etc/cordon"
+#endif
+#ifndef CORDON_DATADIR
+#define CORDON_DATADIR "/usr/local/share/cordon"
+#endif
+
+/* Policy directories, in search order: next to an uninstalled binary
+ * (build/../policy.d), the administrator's, the installed ones. */
+static void search_dirs(const char *dirs[4], char exe_rel[PATH_MAX])
+{
+	char exe[PATH_MAX], joined[PATH_MAX];
+	struct stat st;
+	size_t n = 0;
+	ssize_t len = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+
+	if (len > 0) {
+		exe[len] = '\0';
+		char *slash = strrchr(exe, '/');
+		if (slash && (size_t)snprintf(joined, sizeof(joined), "%.*s/../policy.d",
+					      (int)(slash - exe), exe) < sizeof(joined) &&
+		    path_normalize(joined, exe_rel) > 0 && stat(exe_rel, &st) == 0 &&
+		    S_ISDIR(st.st_mode))
+			dirs[n++] = exe_rel;
+	}
+	dirs[n++] = CORDON_SYSCONFDIR "/policy.d";
+	dirs[n++] = CORDON_DATADIR "/policy.d";
+	dirs[n] = NULL;
+}
+
+static int cmd_explain(const struct cli *cli, const struct policy *pol, const char *cwd,
+		       const char *home)
+{
+	char err[PATH_MAX + 256];
+
+	if (cli->n_args == 0) {
+		explain_policy(pol, stdout);
+		return 0;
+	}
+	if (cli->n_args % 2)
+		die("unable to explain '%s': expected OP TARGET pairs (OP: read, write, connect, bind)",
+		    cli->args[cli->n_args - 1]);
+	for (int i = 0; i < cli->n_args; i += 2) {
+		if (explain_query(pol, cli->args[i], cli->args[i + 1], cwd, home, stdout, err,
+				  sizeof(err)) < 0)
+			die("unable to explain %s %s: %s", cli->args[i], cli->args[i + 1], err);
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	char err[512], cwd[PATH_MAX], workspace[PATH_MAX], exe_rel[PATH_MAX];
+	const char *dirs[4];
+	struct cli cli;
+	struct policy pol;
+	struct parse_ctx ctx;
+	int n, ret;
+
+	if (cli_parse(argc, argv, &cli, err, sizeof(err)) < 0)
+		die("%s", err);
+	if (cli.cmd == CMD_HELP) {
+		cli_usage(stdout);
+		return 0;
+	}
+	if (cli.cmd == CMD_VERSION) {
+		printf("cordon %s\n", CORDON_VERSION);
+		return 0;
+	}
+
+	if (!getcwd(cwd, sizeof(cwd)))
+		die_errno("unable to get the working directory");
+	n = path_resolve(cli.workspace ? cli.workspace : cwd, workspace, PATH_MISSING_ERROR);
+	if (cli.workspace && cli.workspace[0] != '/' && n == -EINVAL)
+		n = path_absolute(cwd, cli.workspace, err) < 0
+			    ? -EINVAL : path_resolve(err, workspace, PATH_MISSING_ERROR);
+	if (n < 0)
+		die("unable to use workspace '%s': %s", cli.workspace ? cli.workspace : cwd,
+		    strerror(-n));
+
+	const char *tmpdir = getenv("TMPDIR");
+	struct load_env env = {
+		.home = getenv("HOME"),
+		.workspace = workspace,
+		.tmpdir = tmpdir && *tmpdir ? tmpdir : "/tmp",
+		.search = dirs,
+	};
+	search_dirs(dirs, exe_rel);
+
+	policy_init(&pol);
+	parse_ctx_init(&ctx, &pol);
+	if (cli_compile(&cli, &env, &pol, &ctx) < 0)
+		die("unable to use the policy: %u error%s above; nothing was run", ctx.errors,
+		    ctx.errors == 1 ? "" : "s");
+
+	ret = cmd_explain(&cli, &pol, cwd, env.home);
+	policy_free(&pol);
+	return ret;
+}

@@ -1,0 +1,962 @@
+/*
+ * parse.c - reader of the policy language into a struct policy.
+ *
+ * Contract: every problem is reported as FILE:LINE: message through
+ * ctx->error and counted in ctx->errors; parsing continues with the next
+ * line so a user sees every mistake at once; the caller rejects the policy
+ * whole when ctx->errors != 0. Paths are expanded, made absolute and
+ * resolved here, once, so that the policy only ever holds canonical paths.
+ */
+#include "parse.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../shim/path.h"
+
+#define MAX_ARGS 256
+
+const struct directive directives[] = {
+	{ "include", ARG_INCLUDE, NULL, 0, 0, "NAME",
+	  "read the policy NAME here: a file if NAME has a '/', else looked up in this file's directory, then the policy directories" },
+	{ "write", ARG_PATHS, NULL, 0, PATH_WRITE, "PATH...",
+	  "allow creating, changing and deleting beneath PATH (write implies read); PATH must exist unless written ?PATH" },
+	{ "read-deny", ARG_PATHS, NULL, 0, PATH_READ_DENY, "PATH...",
+	  "refuse reading (and writing) beneath PATH, even inside a write root; PATH need not exist" },
+	{ "unix-socket", ARG_PATHS, NULL, 0, PATH_SOCKET, "PATH...",
+	  "allow connecting to the unix socket PATH (sockets beneath a write root are allowed anyway)" },
+	{ "net", ARG_ENUM, net_mode_names, offsetof(struct policy, net), 0, "none|isolated|all",
+	  "network mode: none (only net-connect/net-bind TCP ports), isolated (own loopback only), all" },
+	{ "net-connect", ARG_PORTS, NULL, offsetof(struct policy, net_connect), 0, "PORT...",
+	  "with net none: TCP ports (or ranges A-B) the program may connect to, on any host" },
+	{ "net-bind", ARG_PORTS, NULL, offsetof(struct policy, net_bind), 0, "PORT...",
+	  "with net none: TCP ports (or ranges A-B) the program may bind" },
+	{ "subprocess", ARG_ENUM, bool_names, offsetof(struct policy, subprocess), 0, "yes|no",
+	  "whether the program may start other processes" },
+	{ "private-tmp", ARG_ENUM, bool_names, offsetof(struct policy, private_tmp), 0, "yes|no",
+	  "give the program a fresh writable temporary directory as TMPDIR, removed at exit" },
+	{ "env", ARG_ENUM, env_mode_names, offsetof(struct policy, env), 0, "inherit|clean",
+	  "inherit: pass the environment minus env-deny; clean: pass only env-pass" },
+	{ "env-pass", ARG_PATTERNS, NULL, offsetof(struct policy, env_pass), 0, "PATTERN...",
+	  "variables (fnmatch patterns) passed with env clean, and kept despite env-deny" },
+	{ "env-deny", ARG_PATTERNS, NULL, offsetof(struct policy, env_deny), 0, "PATTERN...",
+	  "variables (fnmatch patterns) removed from the program's environment" },
+	{ "expand", ARG_VARS, NULL, offsetof(struct policy, expand), 0, "VAR...",
+	  "allow ${VAR} from the environment in the paths of later lines" },
+	{ "timeout", ARG_DURATION, NULL, offsetof(struct policy, timeout), 0, "DURATION",
+	  "end the whole process tree after DURATION (N, Ns, Nm, Nh, Nd; 0: never)" },
+	{ "backend", ARG_ENUM, backend_names, offsetof(struct policy, backend), 0,
+	  "auto|landlock|seatbelt|noop", "kernel layer to enforce with" },
+	{ "on-unsupported", ARG_ENUM, on_unsupported_names, offsetof(struct policy, on_unsupported), 0,
+	  "error|warn|ignore", "what to do when no backend can enforce the policy" },
+	{ "mode", ARG_ENUM, run_mode_names, offsetof(struct policy, mode), 0, "enforce|warn|off",
+	  "enforce: refuse; warn: log and allow; off: neither" },
+	{ "log", ARG_ENUM, log_level_names, offsetof(struct policy, log), 0, "deny|all|off",
+	  "which decisions are logged" },
+	{ "log-format", ARG_ENUM, log_format_names, offsetof(struct policy, log_format), 0, "text|json",
+	  "one line of text, or one JSON object, per decision" },
+	{ "log-file", ARG_LOGFILE, NULL, 0, 0, "PATH|stderr",
+	  "where the log goes; PATH is absolute and should lie outside every write root" },
+	{ NULL, 0, NULL, 0, 0, NULL, NULL },
+};
+
+const struct directive *directive_find(const char *name)
+{
+	for (const struct directive *d = directives; d->name; d++)
+		if (strcmp(d->name, name) == 0)
+			return d;
+	return NULL;
+}
+
+static void default_error(void *arg, const char *file, unsigned line, const char *msg)
+{
+	(void)arg;
+	if (line)
+		fprintf(stderr, "%s:%u: %s\n", file, line, msg);
+	else
+		fprintf(stderr, "%s: %s\n", file, msg);
+}
+
+__attribute__((format(printf, 4, 5)))
+static void perr(struct parse_ctx *ctx, const char *file, unsigned line, const char *fmt, ...)
+{
+	char msg[PATH_MAX + 512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	ctx->errors++;
+	ctx->error(ctx->error_arg, file, line, msg);
+}
+
+void parse_ctx_init(struct parse_ctx *ctx, struct policy *pol)
+{
+	memset(ctx, 0, sizeof(*ctx));
+	ctx->pol = pol;
+	ctx->getenv = getenv;
+	ctx->error = default_error;
+}
+
+/* --- small helpers ---------------------------------------------------- */
+
+/* Length of the valid UTF-8 sequence at @s (at most @n bytes), or 0.
+ * Rejects overlong forms, surrogates and code points above U+10FFFF. */
+static size_t utf8_seq(const unsigned char *s, size_t n)
+{
+	unsigned c = s[0];
+	size_t len;
+	unsigned cp;
+
+	if (c < 0x80)
+		return 1;
+	if (c >= 0xc2 && c <= 0xdf) {
+		len = 2;
+		cp = c & 0x1f;
+	} else if (c >= 0xe0 && c <= 0xef) {
+		len = 3;
+		cp = c & 0x0f;
+	} else if (c >= 0xf0 && c <= 0xf4) {
+		len = 4;
+		cp = c & 0x07;
+	} else {
+		return 0;
+	}
+	if (n < len)
+		return 0;
+	for (size_t i = 1; i < len; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = cp << 6 | (s[i] & 0x3f);
+	}
+	if ((len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) || cp > 0x10ffff ||
+	    (cp >= 0xd800 && cp <= 0xdfff))
+		return 0;
+	return len;
+}
+
+static int is_ident(const char *s, size_t n)
+{
+	if (n == 0 || !(s[0] == '_' || (s[0] >= 'A' && s[0] <= 'Z') || (s[0] >= 'a' && s[0] <= 'z')))
+		return 0;
+	for (size_t i = 1; i < n; i++)
+		if (!(s[i] == '_' || (s[i] >= 'A' && s[i] <= 'Z') || (s[i] >= 'a' && s[i] <= 'z') ||
+		      (s[i] >= '0' && s[i] <= '9')))
+			return 0;
+	return 1;
+}
+
+/* Levenshtein distance, capped: for "did you mean" hints only. */
+static unsigned edit_distance(const char *a, const char *b)
+{
+	unsigned row[32], la = strlen(a), lb = strlen(b);
+
+	if (la >= 31 || lb >= 31)
+		return 99;
+	for (unsigned j = 0; j <= lb; j++)
+		row[j] = j;
+	for (unsigned i = 1; i <= la; i++) {
+		unsigned diag = row[0];
+		row[0] = i;
+		for (unsigned j = 1; j <= lb; j++) {
+			unsigned up = row[j];
+			unsigned best = diag + (a[i - 1] != b[j - 1]);
+			if (up + 1 < best)
+				best = up + 1;
+			if (row[j - 1] + 1 < best)
+				best = row[j - 1] + 1;
+			row[j] = best;
+			diag = up;
+		}
+	}
+	return row[lb];
+}
+
+static const char *suggest_directive(const char *name)
+{
+	const char *best = NULL;
+	unsigned bestd = 3;
+
+	for (const struct directive *d = directives; d->name; d++) {
+		unsigned dist = edit_distance(name, d->name);
+		if (dist < bestd) {
+			bestd = dist;
+			best = d->name;
+		}
+	}
+	return best;
+}
+
+static void enum_expected(const char *const *names, char *buf, size_t size)
+{
+	size_t off = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; names[i]; i++) {
+		const char *sep = !names[i + 1] ? (i ? " or " : "") : (i ? ", " : "");
+		int n = snprintf(buf + off, size - off, "%s%s", sep, names[i]);
+		if (n < 0 || (size_t)n >= size - off)
+			return;
+		off += (size_t)n;
+	}
+}
+
+static struct rule *rule_new(struct parse_ctx *ctx, const char *file, unsigned line,
+			     int argc, char **argv, const char *prefix)
+{
+	size_t len = strlen(prefix) + 1;
+	struct rule *r;
+	char *t;
+
+	for (int i = 0; i < argc; i++)
+		len += strlen(argv[i]) + 1;
+	r = malloc(sizeof(*r) + len);
+	if (!r) {
+		perr(ctx, file, line, "out of memory");
+		return NULL;
+	}
+	r->file = file;
+	r->line = line;
+	t = stpcpy(r->text, prefix);
+	for (int i = 0; i < argc; i++) {
+		if (i)
+			*t++ = ' ';
+		t = stpcpy(t, argv[i]);
+	}
+	r->next = ctx->pol->rules;
+	ctx->pol->rules = r;
+	return r;
+}
+
+/* Keep @name for the lifetime of the policy; rules point at the copy. */
+static const char *intern_file(struct parse_ctx *ctx, const char *name)
+{
+	struct policy *p = ctx->pol;
+	char **v;
+
+	for (size_t i = 0; i < p->n_files; i++)
+		if (strcmp(p->files[i], name) == 0)
+			return p->files[i];
+	v = realloc(p->files, (p->n_files + 1) * sizeof(*v));
+	if (!v)
+		return NULL;
+	p->files = v;
+	v[p->n_files] = strdup(name);
+	if (!v[p->n_files])
+		return NULL;
+	return v[p->n_files++];
+}
+
+static int strlist_push(struct strlist *l, const char *s, const struct rule *rule)
+{
+	char **v;
+	const struct rule **r;
+	char *copy = strdup(s);
+
+	if (!copy)
+		return -ENOMEM;
+	v = realloc(l->v, (l->n + 1) * sizeof(*v));
+	if (!v)
+		goto fail;
+	l->v = v;
+	r = realloc(l->rules, (l->n + 1) * sizeof(*r));
+	if (!r)
+		goto fail;
+	l->rules = r;
+	l->v[l->n] = copy;
+	l->rules[l->n++] = rule;
+	return 0;
+fail:
+	free(copy);
+	return -ENOMEM;
+}
+
+/* --- expansion ---------------------------------------------------------- */
+
+static const char *lookup_var(struct parse_ctx *ctx, const char *file, unsigned line,
+			      const char *name)
+{
+	const char *v;
+
+	if (strcmp(name, "HOME") == 0)
+		v = ctx->home;
+	else if (strcmp(name, "WORKSPACE") == 0)
+		v = ctx->workspace;
+	else if (strcmp(name, "TMPDIR") == 0)
+		v = ctx->tmpdir;
+	else {
+		size_t i;
+		for (i = 0; i < ctx->pol->expand.n; i++)
+			if (strcmp(ctx->pol->expand.v[i], name) == 0)
+				break;
+		if (i == ctx->pol->expand.n) {
+			perr(ctx, file, line,
+			     "${%s} is not expanded unless allowed: add `expand %s` on an earlier line",
+			     name, name);
+			return NULL;
+		}
+		v = ctx->getenv(name);
+	}
+	if (!v || !*v) {
+		perr(ctx, file, line, "${%s} is not set", name);
+		return NULL;
+	}
+	return v;
+}
+
+/*
+ * Expand ~ and ${NAME} in @in into @out (PATH_MAX bytes). Returns 0 or -1
+ * (reported). The result may still be relative; callers check.
+ */
+static int expand(struct parse_ctx *ctx, const char *file, unsigned line, const char *in,
+		  char *out)
+{
+	size_t o = 0;
+	const char *p = in;
+
+#define EMIT(s, n)                                                                      \
+	do {                                                                            \
+		if (o + (n) >= PATH_MAX) {                                              \
+			perr(ctx, file, line, "path '%.64s...' is longer than PATH_MAX (%d) " \
+			     "after expansion", in, PATH_MAX);                          \
+			return -1;                                                      \
+		}                                                                       \
+		memcpy(out + o, (s), (n));                                              \
+		o += (n);                                                               \
+	} while (0)
+
+	if (p[0] == '~') {
+		if (p[1] != '/' && p[1] != '\0') {
+			perr(ctx, file, line, "'%s': ~user is not supported; write the path out", in);
+			return -1;
+		}
+		const char *home = lookup_var(ctx, file, line, "HOME");
+		if (!home)
+			return -1;
+		EMIT(home, strlen(home));
+		p++;
+	}
+	while (*p) {
+		if (*p != '$') {
+			EMIT(p, 1);
+			p++;
+			continue;
+		}
+		if (p[1] == '$') {
+			EMIT("$", 1);
+			p += 2;
+			continue;
+		}
+		const char *close = p[1] == '{' ? strchr(p + 2, '}') : NULL;
+		if (!close) {
+			perr(ctx, file, line, "'%s': a '$' must start ${NAME} (write $$ for a literal $)",
+			     in);
+			return -1;
+		}
+		size_t n = (size_t)(close - (p + 2));
+		char name[128];
+		if (!is_ident(p + 2, n) || n >= sizeof(name)) {
+			perr(ctx, file, line, "'%s': bad variable name in ${...}", in);
+			return -1;
+		}
+		memcpy(name, p + 2, n);
+		name[n] = '\0';
+		const char *v = lookup_var(ctx, file, line, name);
+		if (!v)
+			return -1;
+		EMIT(v, strlen(v));
+		p = close + 1;
+	}
+	out[o] = '\0';
+	return 0;
+#undef EMIT
+}
+
+/* Expand @in and make sure the result is absolute. */
+static int expand_absolute(struct parse_ctx *ctx, const char *file, unsigned line,
+			   const char *in, char *out)
+{
+	if (*in == '\0') {
+		perr(ctx, file, line, "empty path: expected an absolute path");
+		return -1;
+	}
+	if (expand(ctx, file, line, in, out) < 0)
+		return -1;
+	if (out[0] != '/') {
+		perr(ctx, file, line,
+		     "'%s' is relative: expected an absolute path (start it with /, ~ or ${WORKSPACE})",
+		     in);
+		return -1;
+	}
+	return 0;
+}
+
+/* --- directive handlers --------------------------------------------------- */
+
+static void *field(struct parse_ctx *ctx, const struct directive *d)
+{
+	return (char *)ctx->pol + d->offset;
+}
+
+static int add_path(struct parse_ctx *ctx, const char *file, unsigned line,
+		    const struct directive *d, const struct rule *rule, const char *arg)
+{
+	char expanded[PATH_MAX], resolved[PATH_MAX], lexical[PATH_MAX];
+	struct policy *p = ctx->pol;
+	bool optional = arg[0] == '?';
+	int n, err;
+
+	if (optional && d->kind != PATH_WRITE) {
+		perr(ctx, file, line, "'%s': the ? prefix is only for write (%s paths need not exist)",
+		     arg, d->name);
+		return -1;
+	}
+	if (expand_absolute(ctx, file, line, arg + optional, expanded) < 0)
+		return -1;
+
+	n = path_resolve(expanded, resolved,
+			 d->kind == PATH_WRITE ? PATH_MISSING_ERROR : PATH_MISSING_ALLOW);
+	if (n == -ENOENT || n == -ENOTDIR) {
+		if (optional) {
+			if (strlist_push(&p->skipped, expanded, rule) < 0)
+				goto nomem;
+			return 0;
+		}
+		perr(ctx, file, line,
+		     "write root '%s' does not exist (write ?%s if it may be missing)", expanded, arg);
+		return -1;
+	}
+	if (n < 0) {
+		perr(ctx, file, line, "cannot resolve '%s': %s", expanded, strerror(-n));
+		return -1;
+	}
+
+	err = pathset_add(&p->paths, resolved, (unsigned)d->kind, rule);
+	if (err == 0 && d->kind != PATH_WRITE) {
+		/* Deny the path as written too: a caller deciding on a lexical
+		 * path without resolving it must still meet the entry. */
+		if (path_normalize(expanded, lexical) > 0 && strcmp(lexical, resolved) != 0)
+			err = pathset_add(&p->paths, lexical, (unsigned)d->kind, rule);
+	}
+	if (err < 0)
+		goto nomem;
+	if (d->kind == PATH_WRITE)
+		p->n_write++;
+	else if (d->kind == PATH_READ_DENY)
+		p->n_read_deny++;
+	else
+		p->n_socket++;
+	return 0;
+nomem:
+	perr(ctx, file, line, "out of memory");
+	return -1;
+}
+
+static int parse_uint(const char *s, unsigned long max, unsigned long *out, const char **end)
+{
+	char *e;
+
+	if (*s < '0' || *s > '9')
+		return -1;
+	errno = 0;
+	*out = strtoul(s, &e, 10);
+	if (errno || *out > max)
+		return -1;
+	*end = e;
+	return 0;
+}
+
+static int add_ports(struct parse_ctx *ctx, const char *file, unsigned line,
+		     const struct directive *d, const struct rule *rule, const char *arg)
+{
+	struct port_list *l = field(ctx, d);
+	unsigned long lo, hi;
+	const char *end;
+
+	if (parse_uint(arg, 65535, &lo, &end) < 0 || lo == 0)
+		goto bad;
+	hi = lo;
+	if (*end == '-') {
+		if (parse_uint(end + 1, 65535, &hi, &end) < 0 || hi < lo)
+			goto bad;
+	}
+	if (*end)
+		goto bad;
+	for (unsigned long port = lo; port <= hi; port++) {
+		size_t i;
+		for (i = 0; i < l->n && l->v[i].port != port; i++)
+			;
+		if (i < l->n)
+			continue;
+		struct port_rule *v = realloc(l->v, (l->n + 1) * sizeof(*v));
+		if (!v) {
+			perr(ctx, file, line, "out of memory");
+			return -1;
+		}
+		l->v = v;
+		l->v[l->n].port = (uint16_t)port;
+		l->v[l->n++].rule = rule;
+	}
+	return 0;
+bad:
+	perr(ctx, file, line, "bad port '%s' for %s: expected a number from 1 to 65535 or a range A-B",
+	     arg, d->name);
+	return -1;
+}
+
+static int add_pattern(struct parse_ctx *ctx, const char *file, unsigned line,
+		       const struct directive *d, const struct rule *rule, const char *arg)
+{
+	const char *bad = d->type == ARG_VARS ? (is_ident(arg, strlen(arg)) ? NULL : "a variable name")
+	                                      : NULL;
+
+	if (d->type == ARG_PATTERNS) {
+		/* Variable names plus fnmatch(3) wildcards. */
+		if (!*arg || arg[strspn(arg, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+				      "0123456789_*?[]!-")] != '\0')
+			bad = "a variable name or fnmatch pattern (letters, digits, _ * ? [ ] ! -)";
+	}
+	if (bad) {
+		perr(ctx, file, line, "bad value '%s' for %s: expected %s", arg, d->name, bad);
+		return -1;
+	}
+	if (strlist_push(field(ctx, d), arg, rule) < 0) {
+		perr(ctx, file, line, "out of memory");
+		return -1;
+	}
+	return 0;
+}
+
+static int set_enum(struct parse_ctx *ctx, const char *file, unsigned line,
+		    const struct directive *d, const struct rule *rule, const char *arg)
+{
+	struct setting *s = field(ctx, d);
+	char expected[128];
+
+	for (int i = 0; d->names[i]; i++) {
+		if (strcmp(d->names[i], arg) == 0) {
+			s->value = i;
+			s->rule = rule;
+			return 0;
+		}
+	}
+	enum_expected(d->names, expected, sizeof(expected));
+	perr(ctx, file, line, "bad value '%s' for %s: expected %s", arg, d->name, expected);
+	return -1;
+}
+
+static int set_duration(struct parse_ctx *ctx, const char *file, unsigned line,
+			const struct directive *d, const struct rule *rule, const char *arg)
+{
+	struct setting *s = field(ctx, d);
+	unsigned long n, mult = 1;
+	const char *end;
+
+	if (parse_uint(arg, INT_MAX, &n, &end) < 0)
+		goto bad;
+	switch (*end) {
+	case '\0':
+	case 's': break;
+	case 'm': mult = 60; break;
+	case 'h': mult = 3600; break;
+	case 'd': mult = 86400; break;
+	default: goto bad;
+	}
+	if (*end && end[1])
+		goto bad;
+	if (n > INT_MAX / mult)
+		goto bad;
+	s->value = (int)(n * mult);
+	s->rule = rule;
+	return 0;
+bad:
+	perr(ctx, file, line,
+	     "bad value '%s' for %s: expected a duration such as 90, 90s, 15m, 2h or 1d (at most %d seconds)",
+	     arg, d->name, INT_MAX);
+	return -1;
+}
+
+static int set_logfile(struct parse_ctx *ctx, const char *file, unsigned line,
+		       const struct directive *d, const struct rule *rule, const char *arg)
+{
+	char expanded[PATH_MAX], norm[PATH_MAX];
+	struct policy *p = ctx->pol;
+	char *copy = NULL;
+
+	(void)d;
+	if (strcmp(arg, "stderr") != 0) {
+		if (expand_absolute(ctx, file, line, arg, expanded) < 0)
+			return -1;
+		if (path_normalize(expanded, norm) < 0 || !(copy = strdup(norm))) {
+			perr(ctx, file, line, "bad log file '%s'", arg);
+			return -1;
+		}
+	}
+	free(p->log_file);
+	p->log_file = copy;
+	p->log_file_rule = rule;
+	return 0;
+}
+
+static int load_file(struct parse_ctx *ctx, const char *path, const char *from_file,
+		     unsigned from_line);
+
+/* Directory part of @file into @dir; "." when it has none. */
+static void dir_of(const char *file, char *dir, size_t size)
+{
+	const char *slash = strrchr(file, '/');
+
+	if (!slash)
+		snprintf(dir, size, ".");
+	else if (slash == file)
+		snprintf(dir, size, "/");
+	else
+		snprintf(dir, size, "%.*s", (int)(slash - file), file);
+}
+
+/* Find policy @name: in @first_dir (may be NULL), then ctx->search. */
+static int find_policy(struct parse_ctx *ctx, const char *name, const char *first_dir,
+		       char *out, size_t size)
+{
+	const char *const *s = ctx->search;
+	const char *dir = first_dir;
+
+	if (!dir && s)
+		dir = *s++;
+	while (dir) {
+		int n = snprintf(out, size, "%s/%s", dir, name);
+		if (n > 0 && (size_t)n < size && access(out, F_OK) == 0)
+			return 0;
+		dir = s ? *s++ : NULL;
+	}
+	return -1;
+}
+
+static void search_list(struct parse_ctx *ctx, const char *first_dir, char *buf, size_t size)
+{
+	size_t off = 0;
+
+	buf[0] = '\0';
+	if (first_dir)
+		off = (size_t)snprintf(buf, size, "%s", first_dir);
+	for (const char *const *s = ctx->search; s && *s && off < size; s++)
+		off += (size_t)snprintf(buf + off, size - off, "%s%s", off ? ", " : "", *s);
+}
+
+static int do_include(struct parse_ctx *ctx, const char *file, unsigned line, const char *arg)
+{
+	char expanded[PATH_MAX], path[PATH_MAX + 64], dir[PATH_MAX], where[2048];
+	bool from_cmdline = line == 0;
+
+	if (!*arg) {
+		perr(ctx, file, line, "include: empty name");
+		return -1;
+	}
+	if (expand(ctx, file, line, arg, expanded) < 0)
+		return -1;
+	dir_of(file, dir, sizeof(dir));
+	if (strchr(expanded, '/')) {
+		int n;
+		if (expanded[0] == '/' || from_cmdline)
+			n = snprintf(path, sizeof(path), "%s", expanded);
+		else
+			n = snprintf(path, sizeof(path), "%s/%s", dir, expanded);
+		if (n < 0 || (size_t)n >= sizeof(path)) {
+			perr(ctx, file, line, "cannot read policy '%s': name too long", expanded);
+			return -1;
+		}
+		if (access(path, F_OK) != 0) {
+			perr(ctx, file, line, "cannot read policy '%s': %s", path, strerror(errno));
+			return -1;
+		}
+	} else if (find_policy(ctx, expanded, from_cmdline ? NULL : dir, path, sizeof(path)) < 0) {
+		search_list(ctx, from_cmdline ? NULL : dir, where, sizeof(where));
+		perr(ctx, file, line, "policy '%s' not found (looked in: %s)", expanded,
+		     *where ? where : "no directories");
+		return -1;
+	}
+	return load_file(ctx, path, file, line);
+}
+
+/* Apply one directive: argv[0] is its name. */
+static int apply(struct parse_ctx *ctx, const char *file, unsigned line, int argc, char **argv,
+		 const char *rule_prefix)
+{
+	const struct directive *d = directive_find(argv[0]);
+	struct rule *rule;
+	int ret = 0;
+
+	if (!d) {
+		const char *hint = suggest_directive(argv[0]);
+		if (hint)
+			perr(ctx, file, line, "unknown directive '%s' (did you mean '%s'?)", argv[0], hint);
+		else
+			perr(ctx, file, line, "unknown directive '%s'", argv[0]);
+		return -1;
+	}
+	bool list = d->type == ARG_PATHS || d->type == ARG_PORTS || d->type == ARG_PATTERNS ||
+		    d->type == ARG_VARS;
+	if (argc < 2) {
+		perr(ctx, file, line, "missing argument: %s takes %s", d->name, d->metavar);
+		return -1;
+	}
+	if (!list && argc > 2) {
+		perr(ctx, file, line, "too many arguments: %s takes one %s, got %d", d->name,
+		     d->metavar, argc - 1);
+		return -1;
+	}
+	if (d->type == ARG_INCLUDE)
+		return do_include(ctx, file, line, argv[1]);
+
+	rule = rule_new(ctx, file, line, argc - 1 + !*rule_prefix, argv + !!*rule_prefix, rule_prefix);
+	if (!rule)
+		return -1;
+	for (int i = 1; i < argc; i++) {
+		const char *arg = argv[i];
+		int r;
+		switch (d->type) {
+		case ARG_PATHS:    r = add_path(ctx, file, line, d, rule, arg); break;
+		case ARG_PORTS:    r = add_ports(ctx, file, line, d, rule, arg); break;
+		case ARG_PATTERNS:
+		case ARG_VARS:     r = add_pattern(ctx, file, line, d, rule, arg); break;
+		case ARG_ENUM:     r = set_enum(ctx, file, line, d, rule, arg); break;
+		case ARG_DURATION: r = set_duration(ctx, file, line, d, rule, arg); break;
+		case ARG_LOGFILE:  r = set_logfile(ctx, file, line, d, rule, arg); break;
+		case ARG_INCLUDE:
+		default:           r = -1; break;
+		}
+		if (r < 0)
+			ret = -1;
+	}
+	return ret;
+}
+
+/*
+ * Split @line in place into at most MAX_ARGS tokens. Returns the count, or
+ * -1 after reporting an unterminated quote, bad escape or too many tokens.
+ */
+static int tokenize(struct parse_ctx *ctx, const char *file, unsigned lineno, char *line,
+		    char **argv)
+{
+	char *r = line, *w = line;
+	int argc = 0;
+
+	for (;;) {
+		while (*r == ' ' || *r == '\t')
+			r++;
+		if (*r == '\0' || *r == '#')
+			return argc;
+		if (argc == MAX_ARGS) {
+			perr(ctx, file, lineno, "too many arguments (at most %d on one line)",
+			     MAX_ARGS - 1);
+			return -1;
+		}
+		argv[argc++] = w;
+		while (*r && *r != ' ' && *r != '\t') {
+			if (*r != '"') {
+				*w++ = *r++;
+				continue;
+			}
+			for (r++; *r != '"'; r++) {
+				if (*r == '\0') {
+					perr(ctx, file, lineno, "unterminated quote");
+					return -1;
+				}
+				if (*r == '\\') {
+					if (r[1] != '"' && r[1] != '\\') {
+						perr(ctx, file, lineno,
+						     "unknown escape '\\%c' in quotes (only \\\" and \\\\)",
+						     r[1] ? r[1] : ' ');
+						return -1;
+					}
+					r++;
+				}
+				*w++ = *r;
+			}
+			r++;
+		}
+		/* @w never passes @r, so ending the token cannot clobber input
+		 * that is still to be read, except the separator itself. */
+		int at_end = *r == '\0';
+		*w++ = '\0';
+		if (at_end)
+			return argc;
+		r++;
+		if (w > r)
+			w = r;
+	}
+}
+
+int policy_parse_buffer(struct parse_ctx *ctx, const char *file, const char *buf, size_t len)
+{
+	char line[POLICY_LINE_MAX + 1];  /* on the stack: includes recurse */
+	char *argv[MAX_ARGS];
+	unsigned before = ctx->errors, lineno = 0;
+	const char *p = buf, *end = buf + len;
+
+	file = intern_file(ctx, file);
+	if (!file) {
+		ctx->errors++;
+		ctx->error(ctx->error_arg, "cordon", 0, "out of memory");
+		return -1;
+	}
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t n = (size_t)((nl ? nl : end) - p);
+		const char *next = nl ? nl + 1 : end;
+
+		lineno++;
+		if (n && p[n - 1] == '\r')
+			n--;
+		if (n > POLICY_LINE_MAX) {
+			perr(ctx, file, lineno, "line too long (%zu bytes; at most %d)", n,
+			     POLICY_LINE_MAX);
+			p = next;
+			continue;
+		}
+		const char *nul = memchr(p, '\0', n);
+		if (nul) {
+			perr(ctx, file, lineno, "NUL byte at column %zu", (size_t)(nul - p) + 1);
+			p = next;
+			continue;
+		}
+		size_t i = 0;
+		while (i < n) {
+			size_t s = utf8_seq((const unsigned char *)p + i, n - i);
+			if (!s)
+				break;
+			i += s;
+		}
+		if (i < n) {
+			perr(ctx, file, lineno, "invalid UTF-8 at column %zu", i + 1);
+			p = next;
+			continue;
+		}
+		memcpy(line, p, n);
+		line[n] = '\0';
+		p = next;
+
+		int argc = tokenize(ctx, file, lineno, line, argv);
+		if (argc <= 0)
+			continue;
+		apply(ctx, file, lineno, argc, argv, "");
+	}
+	return ctx->errors == before ? 0 : -1;
+}
+
+static int load_file(struct parse_ctx *ctx, const char *path, const char *from_file,
+		     unsigned from_line)
+{
+	struct stat st;
+	char *buf = NULL;
+	size_t got = 0;
+	int fd, ret = -1;
+
+	/* O_NONBLOCK: a FIFO or device named as a policy must not hang us. */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (fd < 0) {
+		perr(ctx, from_file, from_line, "cannot read policy '%s': %s", path, strerror(errno));
+		return -1;
+	}
+	if (fstat(fd, &st) < 0) {
+		perr(ctx, from_file, from_line, "cannot read policy '%s': %s", path, strerror(errno));
+		goto out;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		perr(ctx, from_file, from_line, "cannot read policy '%s': not a regular file", path);
+		goto out;
+	}
+	if (st.st_size > POLICY_FILE_MAX) {
+		perr(ctx, from_file, from_line, "cannot read policy '%s': larger than %d bytes", path,
+		     POLICY_FILE_MAX);
+		goto out;
+	}
+	for (unsigned i = 0; i < ctx->depth; i++) {
+		if (ctx->stack[i].dev == st.st_dev && ctx->stack[i].ino == st.st_ino) {
+			/* Print the chain from the file that is included again. */
+			perr(ctx, from_file, from_line, "include cycle: %s is already being read",
+			     path);
+			for (unsigned j = i; j < ctx->depth; j++)
+				ctx->error(ctx->error_arg, ctx->stack[j].name, 0,
+					   j == i ? "  (first read here)" : "  (included from above)");
+			goto out;
+		}
+	}
+	if (ctx->depth == POLICY_INCLUDE_DEPTH) {
+		perr(ctx, from_file, from_line, "includes nested more than %d deep",
+		     POLICY_INCLUDE_DEPTH);
+		goto out;
+	}
+	buf = malloc((size_t)st.st_size + 1);
+	if (!buf) {
+		perr(ctx, from_file, from_line, "out of memory");
+		goto out;
+	}
+	while (got < (size_t)st.st_size) {
+		ssize_t n = read(fd, buf + got, (size_t)st.st_size - got);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			perr(ctx, from_file, from_line, "cannot read policy '%s': %s", path,
+			     strerror(errno));
+			goto out;
+		}
+		if (n == 0)
+			break;
+		got += (size_t)n;
+	}
+	const char *name = intern_file(ctx, path);
+	if (!name) {
+		perr(ctx, from_file, from_line, "out of memory");
+		goto out;
+	}
+	ctx->stack[ctx->depth].dev = st.st_dev;
+	ctx->stack[ctx->depth].ino = st.st_ino;
+	ctx->stack[ctx->depth].name = name;
+	ctx->depth++;
+	ret = policy_parse_buffer(ctx, name, buf, got);
+	ctx->depth--;
+out:
+	free(buf);
+	close(fd);
+	return ret;
+}
+
+int policy_load(struct parse_ctx *ctx, const char *name)
+{
+	unsigned before = ctx->errors;
+
+	if (!name) {
+		perr(ctx, "cordon", 0, "no policy named");
+		return -1;
+	}
+	do_include(ctx, "--policy", 0, name);
+	return ctx->errors == before ? 0 : -1;
+}
+
+int policy_apply_option(struct parse_ctx *ctx, const char *name, const char *value)
+{
+	char prefix[64];
+	char *argv[3] = { (char *)name, (char *)value, NULL };
+	unsigned before = ctx->errors;
+
+	if (!name || !value) {
+		perr(ctx, "cordon", 0, "option --%s needs a value", name ? name : "(null)");
+		return -1;
+	}
+	snprintf(prefix, sizeof(prefix), "--%s ", name);
+	if (directive_find(name) && directive_find(name)->type == ARG_INCLUDE) {
+		perr(ctx, "cordon", 0, "--include is not an option; use --policy %s", value);
+		return -1;
+	}
+	apply(ctx, "<command line>", 0, 2, argv, prefix);
+	return ctx->errors == before ? 0 : -1;
+}

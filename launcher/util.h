@@ -1,0 +1,23 @@
+/*
+ * util.h - the launcher's error vocabulary and exit codes.
+ *
+ * Library code returns 0 or -errno; only the launcher's command functions
+ * call die(). Messages read "cordon: unable to <verb> <object>: <reason>".
+ */
+#ifndef CORDON_UTIL_H
+#define CORDON_UTIL_H
+
+/* Exit codes (docs/cordon.1, "EXIT STATUS"). */
+enum {
+	EXIT_TIMEOUT = 124,      /* the timeout ended the program */
+	EXIT_CORDON = 125,       /* cordon could not run the program */
+	EXIT_NOEXEC = 126,       /* the program is not executable */
+	EXIT_NOTFOUND = 127,     /* the program was not found */
+};
+
+__attribute__((noreturn, format(printf, 1, 2))) void die(const char *fmt, ...);
+__attribute__((noreturn, format(printf, 1, 2))) void die_errno(const char *fmt, ...);
+__attribute__((format(printf, 1, 2))) void warn(const char *fmt, ...);
+__attribute__((format(printf, 1, 2))) void warn_errno(const char *fmt, ...);
+
+#endif /* CORDON_UTIL_H */

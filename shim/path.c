@@ -1,0 +1,199 @@
+/*
+ * path.c - lexical normalisation and symlink resolution into fixed buffers.
+ *
+ * The output buffer doubles as the stack of resolved components: appending
+ * writes "/name", ".." truncates back to the previous '/'. Nothing is
+ * allocated; the only system call is readlink(2), made by path_resolve()
+ * once per component. errno is preserved across every function here.
+ */
+#include "path.h"
+
+#include <errno.h>
+#include <string.h>
+#include <unistd.h>
+
+/* Bytes of @s before its NUL, or PATH_MAX if there are PATH_MAX or more:
+ * the kernel refuses such a path argument with ENAMETOOLONG. */
+static size_t bounded_len(const char *s)
+{
+	return strnlen(s, PATH_MAX);
+}
+
+/* Append one component (not "." or "..") to the canonical @out of @len. */
+static int push(char *out, size_t *len, const char *c, size_t clen)
+{
+	size_t sep = *len > 1;
+
+	if (*len + sep + clen >= PATH_MAX)
+		return -ENAMETOOLONG;
+	if (sep)
+		out[(*len)++] = '/';
+	memcpy(out + *len, c, clen);
+	*len += clen;
+	out[*len] = '\0';
+	return 0;
+}
+
+/* Drop the last component of @out; "/" stays "/". */
+static void pop(char *out, size_t *len)
+{
+	while (*len > 1 && out[*len - 1] != '/')
+		(*len)--;
+	if (*len > 1)
+		(*len)--;
+	out[*len] = '\0';
+}
+
+/* Next component of @p: returns its start, sets *@clen, skips slashes. */
+static const char *next_component(const char *p, size_t *clen)
+{
+	while (*p == '/')
+		p++;
+	*clen = strcspn(p, "/");
+	return p;
+}
+
+static int is_dot(const char *c, size_t clen)
+{
+	return clen == 1 && c[0] == '.';
+}
+
+static int is_dotdot(const char *c, size_t clen)
+{
+	return clen == 2 && c[0] == '.' && c[1] == '.';
+}
+
+/* Apply the components of @p, lexically, to the canonical @out. */
+static int walk_lexical(char *out, size_t *len, const char *p)
+{
+	size_t clen;
+
+	for (p = next_component(p, &clen); clen; p = next_component(p + clen, &clen)) {
+		if (is_dot(p, clen))
+			continue;
+		if (is_dotdot(p, clen)) {
+			pop(out, len);
+			continue;
+		}
+		int err = push(out, len, p, clen);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+int path_absolute(const char *base, const char *in, char *out)
+{
+	size_t len = 1;
+	int err;
+
+	if (!in || !*in || !out)
+		return -EINVAL;
+	if (bounded_len(in) >= PATH_MAX)
+		return -ENAMETOOLONG;
+	out[0] = '/';
+	out[1] = '\0';
+	if (in[0] != '/') {
+		if (!base || base[0] != '/')
+			return -EINVAL;
+		if (bounded_len(base) >= PATH_MAX)
+			return -ENAMETOOLONG;
+		err = walk_lexical(out, &len, base);
+		if (err)
+			return err;
+	}
+	err = walk_lexical(out, &len, in);
+	return err ? err : (int)len;
+}
+
+int path_normalize(const char *in, char *out)
+{
+	if (!in || in[0] != '/')
+		return -EINVAL;
+	return path_absolute(NULL, in, out);
+}
+
+int path_resolve(const char *in, char *out, enum path_missing missing)
+{
+	char pending[PATH_MAX];  /* what is left to walk; rewritten at symlinks */
+	char target[PATH_MAX];
+	const int saved_errno = errno;
+	const char *p;
+	size_t len = 1, clen, inlen;
+	int links = 0, ret = 0;
+
+	if (!in || in[0] != '/' || !out)
+		return -EINVAL;
+	inlen = bounded_len(in);
+	if (inlen >= PATH_MAX)
+		return -ENAMETOOLONG;
+	memcpy(pending, in, inlen + 1);
+	out[0] = '/';
+	out[1] = '\0';
+
+	for (p = next_component(pending, &clen); clen; p = next_component(p + clen, &clen)) {
+		if (is_dot(p, clen))
+			continue;
+		if (is_dotdot(p, clen)) {
+			/* @out has no symlinks, so ".." is its lexical parent. */
+			pop(out, &len);
+			continue;
+		}
+		size_t before = len;
+		ret = push(out, &len, p, clen);
+		if (ret)
+			goto out;
+
+		ssize_t n = readlink(out, target, sizeof(target));
+		if (n < 0) {
+			if (errno == EINVAL)  /* exists, not a symlink */
+				continue;
+			if (errno == ENOENT && missing == PATH_MISSING_ALLOW) {
+				ret = walk_lexical(out, &len, p + clen);
+				goto out;
+			}
+			ret = -errno;
+			goto out;
+		}
+		if (++links > 40) {
+			ret = -ELOOP;
+			goto out;
+		}
+		if ((size_t)n >= sizeof(target)) {
+			ret = -ENAMETOOLONG;
+			goto out;
+		}
+		/* pending := target "/" rest; the rest may overlap either end. */
+		const char *rest = p + clen;
+		size_t restlen = strlen(rest);
+		if ((size_t)n + 1 + restlen >= sizeof(pending)) {
+			ret = -ENAMETOOLONG;
+			goto out;
+		}
+		memmove(pending + n + 1, rest, restlen + 1);
+		memcpy(pending, target, (size_t)n);
+		pending[n] = '/';
+		if (target[0] == '/') {
+			len = 1;
+			out[1] = '\0';
+		} else {
+			len = before;
+			out[len] = '\0';
+		}
+		/* Restart the walk at the front of the rewritten pending. */
+		p = pending;
+		clen = 0;
+	}
+out:
+	errno = saved_errno;
+	return ret ? ret : (int)len;
+}
+
+int path_is_under(const char *path, size_t len, const char *root, size_t rlen)
+{
+	if (rlen == 1 && root[0] == '/')
+		return path[0] == '/';
+	if (len < rlen || memcmp(path, root, rlen) != 0)
+		return 0;
+	return len == rlen || path[rlen] == '/';
+}

@@ -1,0 +1,237 @@
+/*
+ * policy.c - the decision function: given a compiled policy and one
+ * operation, allow or deny and name the directive that decided.
+ *
+ * Paths: the nearest member of the path set decides, deepest first, so a
+ * read-deny entry inside a write root wins over the root and a write root
+ * inside a read-deny entry wins over the entry. Write implies read.
+ *
+ * Network: "all" allows everything; "isolated" allows what stays on the
+ * program's own loopback (its private network namespace has nothing else);
+ * "none" allows only TCP to the listed ports. AF_UNIX pathname sockets are
+ * paths, decided by policy_decide_path(): a listed socket or one beneath a
+ * write root. Abstract unix sockets belong to the network namespace and so
+ * follow the network mode.
+ */
+#include "policy.h"
+
+#include <netinet/in.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/un.h>
+
+const char *const net_mode_names[] = { "none", "isolated", "all", NULL };
+const char *const run_mode_names[] = { "enforce", "warn", "off", NULL };
+const char *const log_level_names[] = { "deny", "all", "off", NULL };
+const char *const log_format_names[] = { "text", "json", NULL };
+const char *const backend_names[] = { "auto", "landlock", "seatbelt", "noop", NULL };
+const char *const on_unsupported_names[] = { "error", "warn", "ignore", NULL };
+const char *const env_mode_names[] = { "inherit", "clean", NULL };
+const char *const bool_names[] = { "no", "yes", NULL };
+
+void policy_init(struct policy *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->net.value = NET_NONE;
+	p->subprocess.value = 1;
+	p->private_tmp.value = 0;
+	p->env.value = ENV_INHERIT;
+	p->backend.value = BACKEND_AUTO;
+	p->on_unsupported.value = UNSUPPORTED_ERROR;
+	p->mode.value = MODE_ENFORCE;
+	p->log.value = LOG_DENY;
+	p->log_format.value = LOG_TEXT;
+}
+
+static void strlist_free(struct strlist *l)
+{
+	for (size_t i = 0; i < l->n; i++)
+		free(l->v[i]);
+	free(l->v);
+	free(l->rules);
+	memset(l, 0, sizeof(*l));
+}
+
+void policy_free(struct policy *p)
+{
+	struct rule *r, *next;
+
+	pathset_free(&p->paths);
+	strlist_free(&p->skipped);
+	strlist_free(&p->env_pass);
+	strlist_free(&p->env_deny);
+	strlist_free(&p->expand);
+	free(p->net_connect.v);
+	free(p->net_bind.v);
+	free(p->log_file);
+	for (r = p->rules; r; r = next) {
+		next = r->next;
+		free(r);
+	}
+	for (size_t i = 0; i < p->n_files; i++)
+		free(p->files[i]);
+	free(p->files);
+	memset(p, 0, sizeof(*p));
+}
+
+static void decide(struct decision *d, bool allow, enum reason reason, const struct rule *rule,
+		   const char *matched)
+{
+	d->allow = allow;
+	d->reason = reason;
+	d->rule = rule;
+	d->matched = matched;
+}
+
+void policy_decide_path(const struct policy *p, enum op op, const char *path, size_t len,
+			struct decision *d)
+{
+	unsigned mask = 1u << PATH_WRITE | 1u << PATH_READ_DENY;
+	const struct pathset_entry *e;
+
+	if (op == OP_CONNECT)
+		mask |= 1u << PATH_SOCKET;
+	e = pathset_nearest(&p->paths, path, len, mask);
+	if (e && (e->kinds & 1u << PATH_READ_DENY)) {
+		decide(d, false, REASON_READ_DENY, e->data[PATH_READ_DENY], e->path);
+		return;
+	}
+	if (e && (e->kinds & 1u << PATH_WRITE)) {
+		decide(d, true, REASON_WRITE_ROOT, e->data[PATH_WRITE], e->path);
+		return;
+	}
+	if (e) {
+		decide(d, true, REASON_SOCKET, e->data[PATH_SOCKET], e->path);
+		return;
+	}
+	if (op == OP_READ)
+		decide(d, true, REASON_READ_DEFAULT, NULL, NULL);
+	else
+		decide(d, false, REASON_OUTSIDE_ROOTS, NULL, NULL);
+}
+
+static const struct port_rule *port_find(const struct port_list *l, uint16_t port)
+{
+	for (size_t i = 0; i < l->n; i++)
+		if (l->v[i].port == port)
+			return &l->v[i];
+	return NULL;
+}
+
+static bool is_loopback(const struct sockaddr *sa, socklen_t salen)
+{
+	if (sa->sa_family == AF_INET && salen >= (socklen_t)sizeof(struct sockaddr_in)) {
+		const struct sockaddr_in *in = (const struct sockaddr_in *)sa;
+		return (ntohl(in->sin_addr.s_addr) >> 24) == 127;
+	}
+	if (sa->sa_family == AF_INET6 && salen >= (socklen_t)sizeof(struct sockaddr_in6)) {
+		const struct sockaddr_in6 *in6 = (const struct sockaddr_in6 *)sa;
+		if (IN6_IS_ADDR_LOOPBACK(&in6->sin6_addr))
+			return true;
+		if (IN6_IS_ADDR_V4MAPPED(&in6->sin6_addr))
+			return in6->sin6_addr.s6_addr[12] == 127;
+	}
+	return false;
+}
+
+static int sa_port(const struct sockaddr *sa, socklen_t salen)
+{
+	if (sa->sa_family == AF_INET && salen >= (socklen_t)sizeof(struct sockaddr_in))
+		return ntohs(((const struct sockaddr_in *)sa)->sin_port);
+	if (sa->sa_family == AF_INET6 && salen >= (socklen_t)sizeof(struct sockaddr_in6))
+		return ntohs(((const struct sockaddr_in6 *)sa)->sin6_port);
+	return -1;
+}
+
+void policy_decide_net(const struct policy *p, enum op op, int socktype,
+		       const struct sockaddr *sa, socklen_t salen, struct decision *d)
+{
+	const struct rule *mode_rule = p->net.rule;
+	int mode = p->net.value;
+
+	if (!sa || salen < (socklen_t)sizeof(sa_family_t)) {
+		decide(d, false, REASON_NET_FAMILY, mode_rule, NULL);
+		return;
+	}
+	switch (sa->sa_family) {
+	case AF_UNSPEC:   /* connect(AF_UNSPEC) dissolves an association */
+	case AF_NETLINK:  /* talks to the local kernel only */
+		decide(d, true, REASON_NET_LOCAL, NULL, NULL);
+		return;
+	case AF_UNIX:     /* only abstract names reach here */
+		if (mode == NET_NONE)
+			decide(d, false, REASON_NET_NONE, mode_rule, NULL);
+		else
+			decide(d, true, mode == NET_ALL ? REASON_NET_ALL : REASON_NET_LOOPBACK,
+			       mode_rule, NULL);
+		return;
+	case AF_INET:
+	case AF_INET6:
+		break;
+	default:
+		if (mode == NET_ALL)
+			decide(d, true, REASON_NET_ALL, mode_rule, NULL);
+		else
+			decide(d, false, REASON_NET_FAMILY, mode_rule, NULL);
+		return;
+	}
+
+	int port = sa_port(sa, salen);
+	if (port < 0) {
+		decide(d, false, REASON_NET_FAMILY, mode_rule, NULL);
+		return;
+	}
+	if (mode == NET_ALL) {
+		decide(d, true, REASON_NET_ALL, mode_rule, NULL);
+		return;
+	}
+	if (mode == NET_ISOLATED) {
+		/* bind in a private namespace can only reach its loopback. */
+		if (op == OP_BIND || is_loopback(sa, salen))
+			decide(d, true, REASON_NET_LOOPBACK, mode_rule, NULL);
+		else
+			decide(d, false, REASON_NET_NOT_LOOPBACK, mode_rule, NULL);
+		return;
+	}
+	if (socktype != SOCK_STREAM) {
+		decide(d, false, REASON_NET_UDP, mode_rule, NULL);
+		return;
+	}
+	const struct port_rule *pr =
+		port_find(op == OP_BIND ? &p->net_bind : &p->net_connect, (uint16_t)port);
+	if (pr)
+		decide(d, true, REASON_NET_PORT, pr->rule, NULL);
+	else
+		decide(d, false, REASON_NET_NONE, mode_rule, NULL);
+}
+
+const char *op_name(enum op op)
+{
+	static const char *const names[OP__COUNT] = {
+		[OP_READ] = "read",
+		[OP_WRITE] = "write",
+		[OP_CONNECT] = "connect",
+		[OP_BIND] = "bind",
+	};
+	return (unsigned)op < OP__COUNT ? names[op] : "?";
+}
+
+const char *reason_text(enum reason r)
+{
+	switch (r) {
+	case REASON_WRITE_ROOT:       return "inside write root";
+	case REASON_OUTSIDE_ROOTS:    return "outside write roots";
+	case REASON_READ_DENY:        return "inside read-deny";
+	case REASON_READ_DEFAULT:     return "reads are allowed outside read-deny";
+	case REASON_SOCKET:           return "listed unix socket";
+	case REASON_NET_ALL:          return "network is all";
+	case REASON_NET_NONE:         return "network is none and the port is not listed";
+	case REASON_NET_PORT:         return "port is listed";
+	case REASON_NET_LOOPBACK:     return "network is isolated: own loopback";
+	case REASON_NET_NOT_LOOPBACK: return "network is isolated: only loopback is reachable";
+	case REASON_NET_UDP:          return "network is none: only listed TCP ports";
+	case REASON_NET_FAMILY:       return "address family not allowed by the network mode";
+	case REASON_NET_LOCAL:        return "local to the kernel";
+	}
+	return "?";
+}

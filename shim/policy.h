@@ -1,0 +1,153 @@
+/*
+ * policy.h - the compiled policy and the one decision function, shared by
+ * the shim (which enforces it) and the launcher (which builds it from the
+ * policy language and explains it).
+ *
+ * A struct policy is built once and then only read: every decision function
+ * here is pure (no system call, no allocation, no global state), so the shim
+ * can call it from any thread and the tests can drive it as a table of
+ * "policy op path -> allow|deny rule" rows. Paths handed to it are canonical
+ * (see path.h); resolving them is the caller's job.
+ */
+#ifndef CORDON_POLICY_H
+#define CORDON_POLICY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/socket.h>
+
+#include "pathset.h"
+
+/* Where a setting came from: one directive of one policy file, or the
+ * command line (file "<command line>", line 0). */
+struct rule {
+	struct rule *next;           /* the policy's list of all its rules */
+	const char *file;
+	unsigned line;
+	char text[];                 /* the directive as written */
+};
+
+enum op {
+	OP_READ,                     /* open for reading, exec, stat-like */
+	OP_WRITE,                    /* create, modify, delete, rename, metadata */
+	OP_CONNECT,                  /* connect(2) / sendto(2) to an address */
+	OP_BIND,                     /* bind(2) */
+	OP__COUNT
+};
+
+enum net_mode { NET_NONE, NET_ISOLATED, NET_ALL };
+enum run_mode { MODE_ENFORCE, MODE_WARN, MODE_OFF };
+enum log_level { LOG_DENY, LOG_ALL, LOG_OFF };
+enum log_format { LOG_TEXT, LOG_JSON };
+enum backend { BACKEND_AUTO, BACKEND_LANDLOCK, BACKEND_SEATBELT, BACKEND_NOOP };
+enum on_unsupported { UNSUPPORTED_ERROR, UNSUPPORTED_WARN, UNSUPPORTED_IGNORE };
+enum env_mode { ENV_INHERIT, ENV_CLEAN };
+
+/* Kinds of path set members. */
+enum path_kind {
+	PATH_WRITE,                  /* write root: create/modify/delete beneath */
+	PATH_READ_DENY,              /* neither read nor written beneath */
+	PATH_SOCKET,                 /* unix socket the program may connect to */
+};
+
+/* A scalar setting and the directive that set it last (NULL: built-in). */
+struct setting {
+	int value;
+	const struct rule *rule;
+};
+
+struct port_rule {
+	uint16_t port;
+	const struct rule *rule;
+};
+
+struct port_list {
+	struct port_rule *v;
+	size_t n;
+};
+
+struct strlist {
+	char **v;
+	const struct rule **rules;
+	size_t n;
+};
+
+struct policy {
+	struct pathset paths;         /* write roots, read-deny, sockets */
+	size_t n_write, n_read_deny, n_socket;
+	struct strlist skipped;       /* optional roots that did not exist */
+	struct setting net;           /* enum net_mode */
+	struct port_list net_connect; /* TCP ports connect may reach */
+	struct port_list net_bind;    /* TCP ports bind may take */
+	struct setting subprocess;    /* bool */
+	struct setting private_tmp;   /* bool */
+	struct setting env;           /* enum env_mode */
+	struct strlist env_pass;      /* fnmatch(3) patterns */
+	struct strlist env_deny;      /* fnmatch(3) patterns */
+	struct strlist expand;        /* variables allowed in ${...} */
+	struct setting timeout;       /* seconds; 0 = none */
+	struct setting backend;       /* enum backend */
+	struct setting on_unsupported;/* enum on_unsupported */
+	struct setting mode;          /* enum run_mode */
+	struct setting log;           /* enum log_level */
+	struct setting log_format;    /* enum log_format */
+	char *log_file;               /* NULL: stderr */
+	const struct rule *log_file_rule;
+	struct rule *rules;           /* owned; every rule above points here */
+	char **files;                 /* owned names of the files read */
+	size_t n_files;
+};
+
+/* Why a decision came out as it did. */
+enum reason {
+	REASON_WRITE_ROOT,            /* allow: beneath a write root */
+	REASON_OUTSIDE_ROOTS,         /* deny: beneath no write root */
+	REASON_READ_DENY,             /* deny: beneath a read-deny entry */
+	REASON_READ_DEFAULT,          /* allow: reads are allowed by default */
+	REASON_SOCKET,                /* allow: a listed unix socket */
+	REASON_NET_ALL,               /* allow: net all */
+	REASON_NET_NONE,              /* deny: net none, port not listed */
+	REASON_NET_PORT,              /* allow: port listed */
+	REASON_NET_LOOPBACK,          /* allow: net isolated, own loopback */
+	REASON_NET_NOT_LOOPBACK,      /* deny: net isolated, not loopback */
+	REASON_NET_UDP,               /* deny: net none refuses UDP */
+	REASON_NET_FAMILY,            /* deny: address family refused */
+	REASON_NET_LOCAL,             /* allow: AF_UNSPEC / AF_NETLINK */
+};
+
+struct decision {
+	bool allow;
+	enum reason reason;
+	const struct rule *rule;      /* the directive that decided, or NULL */
+	const char *matched;          /* the path entry or NULL */
+};
+
+void policy_init(struct policy *p);
+void policy_free(struct policy *p);
+
+/* Decide @op on the canonical @path (length @len). For OP_CONNECT and
+ * OP_BIND the path is a unix socket's. */
+void policy_decide_path(const struct policy *p, enum op op, const char *path, size_t len,
+			struct decision *d);
+
+/* Decide @op (OP_CONNECT, OP_BIND) of a socket of @socktype (SOCK_STREAM,
+ * SOCK_DGRAM, ...) on the address @sa. An AF_UNIX pathname address is not
+ * decided here: resolve it and call policy_decide_path(). */
+void policy_decide_net(const struct policy *p, enum op op, int socktype,
+		       const struct sockaddr *sa, socklen_t salen, struct decision *d);
+
+const char *op_name(enum op op);
+const char *reason_text(enum reason r);
+
+/* Name tables for the enums above, NULL-terminated, indexed by value. */
+extern const char *const net_mode_names[];
+extern const char *const run_mode_names[];
+extern const char *const log_level_names[];
+extern const char *const log_format_names[];
+extern const char *const backend_names[];
+extern const char *const on_unsupported_names[];
+extern const char *const env_mode_names[];
+extern const char *const bool_names[];
+
+#endif /* CORDON_POLICY_H */
