@@ -278,8 +278,11 @@ static void print_ports(FILE *out, const char *name, const struct port_list *l)
 	char where[PATH_MAX + 256];
 
 	for (size_t i = 0; i < l->n; i++) {
-		char port[8];
-		snprintf(port, sizeof(port), "%u", l->v[i].port);
+		char port[16];
+		if (l->v[i].lo == l->v[i].hi)
+			snprintf(port, sizeof(port), "%u", l->v[i].lo);
+		else
+			snprintf(port, sizeof(port), "%u-%u", l->v[i].lo, l->v[i].hi);
 		rule_origin(l->v[i].rule, where, sizeof(where));
 		fprintf(out, "%-15s %-16s %s\n", name, port, where);
 	}

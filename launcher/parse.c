@@ -490,21 +490,15 @@ static int add_ports(struct parse_ctx *ctx, const char *file, unsigned line,
 	}
 	if (*end)
 		goto bad;
-	for (unsigned long port = lo; port <= hi; port++) {
-		size_t i;
-		for (i = 0; i < l->n && l->v[i].port != port; i++)
-			;
-		if (i < l->n)
-			continue;
-		struct port_rule *v = realloc(l->v, (l->n + 1) * sizeof(*v));
-		if (!v) {
-			perr(ctx, file, line, "out of memory");
-			return -1;
-		}
-		l->v = v;
-		l->v[l->n].port = (uint16_t)port;
-		l->v[l->n++].rule = rule;
+	struct port_rule *v = realloc(l->v, (l->n + 1) * sizeof(*v));
+	if (!v) {
+		perr(ctx, file, line, "out of memory");
+		return -1;
 	}
+	l->v = v;
+	l->v[l->n].lo = (uint16_t)lo;
+	l->v[l->n].hi = (uint16_t)hi;
+	l->v[l->n++].rule = rule;
 	return 0;
 bad:
 	perr(ctx, file, line, "bad port '%s' for %s: expected a number from 1 to 65535 or a range A-B",

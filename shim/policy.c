@@ -113,7 +113,7 @@ void policy_decide_path(const struct policy *p, enum op op, const char *path, si
 static const struct port_rule *port_find(const struct port_list *l, uint16_t port)
 {
 	for (size_t i = 0; i < l->n; i++)
-		if (l->v[i].port == port)
+		if (l->v[i].lo <= port && port <= l->v[i].hi)
 			return &l->v[i];
 	return NULL;
 }

@@ -57,8 +57,10 @@ struct setting {
 	const struct rule *rule;
 };
 
+/* TCP ports lo..hi (a single port has lo == hi); the first range that
+ * holds a port decides. Ranges keep "net-connect 1-65535" one entry. */
 struct port_rule {
-	uint16_t port;
+	uint16_t lo, hi;
 	const struct rule *rule;
 };
 
