@@ -2,9 +2,9 @@
  * pathset.c - uthash-backed set of canonical paths.
  *
  * A lookup hashes prefixes of the query in place (uthash takes a key pointer
- * and a length), deepest first, so nothing is copied or allocated. Prefixes
- * shorter than the shortest member or longer than the longest are skipped
- * without hashing.
+ * and a length), so nothing is copied or allocated. Only prefixes that end
+ * at a component boundary and lie between the shortest and the longest
+ * member are hashed.
  */
 #include "pathset.h"
 
@@ -75,27 +75,29 @@ const struct pathset_entry *pathset_get(const struct pathset *set, const char *p
 const struct pathset_entry *pathset_nearest(const struct pathset *set, const char *path,
 					    size_t len, unsigned kind_mask)
 {
-	const struct pathset_entry *e;
-	size_t n = len;
+	const struct pathset_entry *best = NULL, *e;
+	size_t stop, i;
 
 	if (!set->count || len == 0 || path[0] != '/')
 		return NULL;
-	/* Prefixes at component boundaries, deepest first: the path itself,
-	 * then each position of a '/' (excluding the leading one), then "/". */
-	for (;;) {
-		if (n >= set->min_len && n <= set->max_len) {
-			e = pathset_get(set, path, n);
-			if (e && (e->kinds & kind_mask))
-				return e;
-		}
-		if (n == 1)
-			return NULL;
-		do
-			n--;
-		while (n > 1 && path[n] != '/');
-		if (n < set->min_len)
-			return NULL;
+	if (set->min_len == 1) {
+		e = pathset_get(set, "/", 1);
+		if (e && (e->kinds & kind_mask))
+			best = e;
 	}
+	/* Walk forward over the component boundaries, keeping the deepest
+	 * match: no member is longer than max_len, so nothing past it can
+	 * match, and a deep path under a shallow root costs what a short one
+	 * does. */
+	stop = len < set->max_len ? len : set->max_len;
+	for (i = set->min_len > 1 ? set->min_len : 2; i <= stop; i++) {
+		if (i != len && path[i] != '/')
+			continue;
+		e = pathset_get(set, path, i);
+		if (e && (e->kinds & kind_mask))
+			best = e;
+	}
+	return best;
 }
 
 void pathset_free(struct pathset *set)
