@@ -424,6 +424,10 @@ static int add_path(struct parse_ctx *ctx, const char *file, unsigned line,
 
 	n = path_resolve(expanded, resolved,
 			 d->kind == PATH_WRITE ? PATH_MISSING_ERROR : PATH_MISSING_ALLOW);
+	if (n == -ENOTDIR && d->kind != PATH_WRITE) {
+		/* Beneath a file: it cannot exist, but denying it costs nothing. */
+		n = path_normalize(expanded, resolved);
+	}
 	if (n == -ENOENT || n == -ENOTDIR) {
 		if (optional) {
 			if (strlist_push(&p->skipped, expanded, rule) < 0)

@@ -3,13 +3,16 @@
  *
  * The output buffer doubles as the stack of resolved components: appending
  * writes "/name", ".." truncates back to the previous '/'. Nothing is
- * allocated; the only system call is readlink(2), made by path_resolve()
- * once per component. errno is preserved across every function here.
+ * allocated; path_resolve() makes one readlink(2) per component, and a
+ * stat(2) only where "." or ".." or a trailing "/" follows a non-directory
+ * candidate. errno is preserved across every function here.
  */
 #include "path.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* Bytes of @s before its NUL, or PATH_MAX if there are PATH_MAX or more:
@@ -113,6 +116,16 @@ int path_normalize(const char *in, char *out)
 	return path_absolute(NULL, in, out);
 }
 
+/* -ENOTDIR unless @path is a directory (errno is restored by the caller). */
+static int check_dir(const char *path)
+{
+	struct stat st;
+
+	if (stat(path, &st) < 0)
+		return -errno;
+	return S_ISDIR(st.st_mode) ? 0 : -ENOTDIR;
+}
+
 int path_resolve(const char *in, char *out, enum path_missing missing)
 {
 	char pending[PATH_MAX];  /* what is left to walk; rewritten at symlinks */
@@ -121,6 +134,10 @@ int path_resolve(const char *in, char *out, enum path_missing missing)
 	const char *p;
 	size_t len = 1, clen, inlen;
 	int links = 0, ret = 0;
+	/* The last component exists, is not a symlink, and something follows
+	 * it ("/", "." or ".."): it must be a directory, which readlink(2)
+	 * does not tell. A following name checks it for free (ENOTDIR). */
+	bool unverified = false;
 
 	if (!in || in[0] != '/' || !out)
 		return -EINVAL;
@@ -132,13 +149,16 @@ int path_resolve(const char *in, char *out, enum path_missing missing)
 	out[1] = '\0';
 
 	for (p = next_component(pending, &clen); clen; p = next_component(p + clen, &clen)) {
-		if (is_dot(p, clen))
-			continue;
-		if (is_dotdot(p, clen)) {
+		if (is_dot(p, clen) || is_dotdot(p, clen)) {
+			if (unverified && (ret = check_dir(out)))
+				goto out;
+			unverified = false;
 			/* @out has no symlinks, so ".." is its lexical parent. */
-			pop(out, &len);
+			if (is_dotdot(p, clen))
+				pop(out, &len);
 			continue;
 		}
+		unverified = false;
 		size_t before = len;
 		ret = push(out, &len, p, clen);
 		if (ret)
@@ -146,8 +166,10 @@ int path_resolve(const char *in, char *out, enum path_missing missing)
 
 		ssize_t n = readlink(out, target, sizeof(target));
 		if (n < 0) {
-			if (errno == EINVAL)  /* exists, not a symlink */
+			if (errno == EINVAL) {  /* exists, not a symlink */
+				unverified = p[clen] == '/';
 				continue;
+			}
 			if (errno == ENOENT && missing == PATH_MISSING_ALLOW) {
 				ret = walk_lexical(out, &len, p + clen);
 				goto out;
@@ -163,16 +185,16 @@ int path_resolve(const char *in, char *out, enum path_missing missing)
 			ret = -ENAMETOOLONG;
 			goto out;
 		}
-		/* pending := target "/" rest; the rest may overlap either end. */
+		/* pending := target rest; the rest is empty or starts with '/',
+		 * and may overlap either end. */
 		const char *rest = p + clen;
 		size_t restlen = strlen(rest);
-		if ((size_t)n + 1 + restlen >= sizeof(pending)) {
+		if ((size_t)n + restlen >= sizeof(pending)) {
 			ret = -ENAMETOOLONG;
 			goto out;
 		}
-		memmove(pending + n + 1, rest, restlen + 1);
+		memmove(pending + n, rest, restlen + 1);
 		memcpy(pending, target, (size_t)n);
-		pending[n] = '/';
 		if (target[0] == '/') {
 			len = 1;
 			out[1] = '\0';
@@ -184,6 +206,8 @@ int path_resolve(const char *in, char *out, enum path_missing missing)
 		p = pending;
 		clen = 0;
 	}
+	if (unverified)  /* a trailing "/" */
+		ret = check_dir(out);
 out:
 	errno = saved_errno;
 	return ret ? ret : (int)len;
