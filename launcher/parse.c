@@ -216,8 +216,9 @@ static struct rule *rule_new(struct parse_ctx *ctx, const char *file, unsigned l
 	struct rule *r;
 	char *t;
 
+	/* Room for quoting: every byte escaped, plus the quotes. */
 	for (int i = 0; i < argc; i++)
-		len += strlen(argv[i]) + 1;
+		len += 2 * strlen(argv[i]) + 3;
 	r = malloc(sizeof(*r) + len);
 	if (!r) {
 		perr(ctx, file, line, "out of memory");
@@ -227,9 +228,23 @@ static struct rule *rule_new(struct parse_ctx *ctx, const char *file, unsigned l
 	r->line = line;
 	t = stpcpy(r->text, prefix);
 	for (int i = 0; i < argc; i++) {
+		const char *a = argv[i];
+		bool quote = !*a || a[strcspn(a, " \t\"\\")] != '\0';
 		if (i)
 			*t++ = ' ';
-		t = stpcpy(t, argv[i]);
+		if (!quote) {
+			t = stpcpy(t, a);
+			continue;
+		}
+		/* Written back as the tokenizer reads it: "..." with \" and \\. */
+		*t++ = '"';
+		for (; *a; a++) {
+			if (*a == '"' || *a == '\\')
+				*t++ = '\\';
+			*t++ = *a;
+		}
+		*t++ = '"';
+		*t = '\0';
 	}
 	r->next = ctx->pol->rules;
 	ctx->pol->rules = r;

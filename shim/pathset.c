@@ -48,6 +48,7 @@ int pathset_add(struct pathset *set, const char *path, unsigned kind, const void
 		e = calloc(1, sizeof(*e) + len + 1);
 		if (!e)
 			return -ENOMEM;
+		e->fd = -1;
 		e->len = len;
 		memcpy(e->path, path, len + 1);
 		HASH_ADD_KEYPTR(hh, set->head, e->path, len, e);

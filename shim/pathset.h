@@ -21,6 +21,9 @@ struct pathset_entry {
 	UT_hash_handle hh;
 	unsigned kinds;                      /* bit (1u << kind) per kind */
 	const void *data[PATHSET_KINDS];     /* first data added per kind */
+	int fd;                              /* the shim's O_PATH descriptor of
+	                                        a write root, opened on first
+	                                        use; -1 until then */
 	size_t len;
 	char path[];                         /* canonical, NUL-terminated */
 };

@@ -16,6 +16,7 @@
 #include "policy.h"
 
 #include <netinet/in.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/un.h>
@@ -118,13 +119,17 @@ static const struct port_rule *port_find(const struct port_list *l, uint16_t por
 	return NULL;
 }
 
+/* Linux accepts a sockaddr_in6 without sin6_scope_id (RFC 2133's 24
+ * bytes); address and port lie within them. */
+#define SIN6_LEN_MIN ((socklen_t)offsetof(struct sockaddr_in6, sin6_scope_id))
+
 static bool is_loopback(const struct sockaddr *sa, socklen_t salen)
 {
 	if (sa->sa_family == AF_INET && salen >= (socklen_t)sizeof(struct sockaddr_in)) {
 		const struct sockaddr_in *in = (const struct sockaddr_in *)sa;
 		return (ntohl(in->sin_addr.s_addr) >> 24) == 127;
 	}
-	if (sa->sa_family == AF_INET6 && salen >= (socklen_t)sizeof(struct sockaddr_in6)) {
+	if (sa->sa_family == AF_INET6 && salen >= SIN6_LEN_MIN) {
 		const struct sockaddr_in6 *in6 = (const struct sockaddr_in6 *)sa;
 		if (IN6_IS_ADDR_LOOPBACK(&in6->sin6_addr))
 			return true;
@@ -138,7 +143,7 @@ static int sa_port(const struct sockaddr *sa, socklen_t salen)
 {
 	if (sa->sa_family == AF_INET && salen >= (socklen_t)sizeof(struct sockaddr_in))
 		return ntohs(((const struct sockaddr_in *)sa)->sin_port);
-	if (sa->sa_family == AF_INET6 && salen >= (socklen_t)sizeof(struct sockaddr_in6))
+	if (sa->sa_family == AF_INET6 && salen >= SIN6_LEN_MIN)
 		return ntohs(((const struct sockaddr_in6 *)sa)->sin6_port);
 	return -1;
 }
