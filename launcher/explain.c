@@ -335,5 +335,7 @@ void explain_policy(const struct policy *pol, FILE *out)
 	print_setting(out, "log", log_level_names[pol->log.value], pol->log.rule);
 	print_setting(out, "log-format", log_format_names[pol->log_format.value],
 		      pol->log_format.rule);
+	print_setting(out, "log-summary", bool_names[pol->log_summary.value],
+		      pol->log_summary.rule);
 	print_setting(out, "log-file", pol->log_file ? pol->log_file : "stderr", pol->log_file_rule);
 }

@@ -63,6 +63,8 @@ const struct directive directives[] = {
 	  "which decisions are logged" },
 	{ "log-format", ARG_ENUM, log_format_names, offsetof(struct policy, log_format), 0, "text|json",
 	  "one line of text, or one JSON object, per decision" },
+	{ "log-summary", ARG_ENUM, bool_names, offsetof(struct policy, log_summary), 0, "yes|no",
+	  "print the refusals counted by operation when each process exits" },
 	{ "log-file", ARG_LOGFILE, NULL, 0, 0, "PATH|stderr",
 	  "where the log goes; PATH is absolute and should lie outside every write root" },
 	{ NULL, 0, NULL, 0, 0, NULL, NULL },
@@ -970,6 +972,6 @@ int policy_apply_option(struct parse_ctx *ctx, const char *name, const char *val
 		perr(ctx, "cordon", 0, "--include is not an option; use --policy %s", value);
 		return -1;
 	}
-	apply(ctx, "<command line>", 0, 2, argv, prefix);
+	apply(ctx, ctx->option_origin ? ctx->option_origin : "<command line>", 0, 2, argv, prefix);
 	return ctx->errors == before ? 0 : -1;
 }

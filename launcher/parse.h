@@ -40,6 +40,8 @@ struct parse_ctx {
 	char *(*getenv)(const char *name); /* for `expand` variables */
 	policy_error_fn error;
 	void *error_arg;
+	const char *option_origin;    /* "file" of policy_apply_option's rules;
+	                                 NULL: "<command line>" */
 	unsigned errors;
 	/* include stack, for cycles */
 	struct {

@@ -237,6 +237,7 @@ const char *reason_text(enum reason r)
 	case REASON_NET_UDP:          return "network is none: only listed TCP ports";
 	case REASON_NET_FAMILY:       return "address family not allowed by the network mode";
 	case REASON_NET_LOCAL:        return "local to the kernel";
+	case REASON_SUBPROCESS:       return "subprocesses are not allowed";
 	}
 	return "?";
 }

@@ -94,6 +94,7 @@ struct policy {
 	struct setting mode;          /* enum run_mode */
 	struct setting log;           /* enum log_level */
 	struct setting log_format;    /* enum log_format */
+	struct setting log_summary;   /* bool: counts of refusals at exit */
 	char *log_file;               /* NULL: stderr */
 	const struct rule *log_file_rule;
 	struct rule *rules;           /* owned; every rule above points here */
@@ -116,6 +117,7 @@ enum reason {
 	REASON_NET_UDP,               /* deny: net none refuses UDP */
 	REASON_NET_FAMILY,            /* deny: address family refused */
 	REASON_NET_LOCAL,             /* allow: AF_UNSPEC / AF_NETLINK */
+	REASON_SUBPROCESS,            /* deny: subprocess no */
 };
 
 struct decision {

@@ -1,0 +1,1351 @@
+/*
+ * shim.c - the core of libcordon.so: initialisation, the policy snapshot,
+ * and the decisions the generated wrappers (wrappers.c) ask for.
+ *
+ * Contract with the program it lives in:
+ *   - the policy is read once, at the first wrapped call or the
+ *     constructor, whichever comes first, and never changes afterwards:
+ *     decisions read it without locks;
+ *   - no malloc after initialisation; decisions use the caller's stack and
+ *     raw system calls (syscall(2)), never a wrapped symbol, so the shim
+ *     never re-enters itself;
+ *   - errno is saved on entry and restored on every path that lets the
+ *     call proceed; EACCES is set in refuse() only;
+ *   - nothing is printed unless the log asks for it, or the policy could
+ *     not be read (then the shim refuses every write and network call and
+ *     says why once: it never runs a program unconfined by accident).
+ *
+ * Where a write is allowed, the shim performs it itself from a descriptor
+ * held for the write root: openat2(root, rel, RESOLVE_BENEATH |
+ * RESOLVE_NO_MAGICLINKS) for opens, the *at call on the parent opened the
+ * same way for the rest, so that a symlink or ".." cannot carry the call out
+ * of the root between the check and the use (see openat2(2)).
+ */
+#include "shim.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/openat2.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "../launcher/parse.h"
+#include "log.h"
+#include "path.h"
+#include "policy.h"
+
+#define TLS_IE __attribute__((tls_model("initial-exec")))
+
+/* Root descriptors the shim keeps open at most; roots beyond take the
+ * resolving path. Descriptors are moved to ROOT_FD_MIN or above so that a
+ * program's own low-numbered descriptors never collide with them. */
+#define ROOT_FDS_MAX 64
+#define ROOT_FD_MIN 512
+
+const struct shim_symbol shim_symbols[SYM__COUNT] = {
+#define SYM(name, shape, cls, ...) [SYM_##name] = { #name, CLASS_##cls },
+#include "syms.def"
+#undef SYM
+};
+
+const char *const shim_class_names[CLASS__COUNT] = {
+	"create", "write", "delete", "rename", "link", "metadata",
+	"read", "connect", "bind", "exec", "spawn",
+};
+
+static struct policy pol;
+static atomic_int state;              /* 0 new, 1 initialising, 2 ready */
+static pid_t init_pid;
+static __thread TLS_IE int in_init;
+static bool broken;                   /* policy unreadable: refuse all */
+static int run_mode;
+static int log_level, log_format;
+static int log_fd = STDERR_FILENO;
+static bool no_openat2;
+static atomic_int root_fds_open;
+static char exe_path[PATH_MAX] = "?";
+static void *real_fn[SYM__COUNT];
+static atomic_ulong refusals[CLASS__COUNT];
+
+/* exec propagation: "LD_PRELOAD=..." and the CORDON_* entries at start */
+#define SAVED_ENV_MAX 64
+static char *saved_env[SAVED_ENV_MAX];
+static size_t n_saved_env;
+static char lib_path[PATH_MAX];
+
+/* --- small raw helpers ------------------------------------------------- */
+
+static long sys_openat2(int dirfd, const char *path, int flags, mode_t mode, unsigned long resolve)
+{
+	struct open_how how = {
+		.flags = (unsigned long long)(unsigned)flags,
+		.mode = (flags & O_CREAT) || (flags & __O_TMPFILE) == __O_TMPFILE ? mode : 0,
+		.resolve = resolve,
+	};
+	return syscall(SYS_openat2, dirfd, path, &how, sizeof(how));
+}
+
+static void close_keep_errno(int fd)
+{
+	int e = errno;
+	syscall(SYS_close, fd);
+	errno = e;
+}
+
+static size_t utoa(char *buf, unsigned long v)
+{
+	char tmp[24];
+	size_t i = sizeof(tmp), n;
+
+	do
+		tmp[--i] = (char)('0' + v % 10);
+	while ((v /= 10));
+	n = sizeof(tmp) - i;
+	memcpy(buf, tmp + i, n);
+	buf[n] = '\0';
+	return n;
+}
+
+/* The path of what @fd refers to, from /proc/self/fd. */
+static int fd_path(int fd, char buf[PATH_MAX])
+{
+	char proc[40] = "/proc/self/fd/";
+	long n;
+
+	if (fd < 0)
+		return -EBADF;
+	utoa(proc + 14, (unsigned long)fd);
+	n = syscall(SYS_readlinkat, AT_FDCWD, proc, buf, PATH_MAX - 1);
+	if (n < 0)
+		return errno == ENOENT ? -EBADF : -errno;
+	buf[n] = '\0';
+	return (int)n;
+}
+
+/* The directory a relative path is taken from. */
+static int base_dir(int dirfd, char buf[PATH_MAX])
+{
+	if (dirfd == AT_FDCWD) {
+		if (syscall(SYS_getcwd, buf, PATH_MAX) < 0)
+			return -errno;
+		return buf[0] == '/' ? 0 : -ENOENT;  /* "(unreachable)" */
+	}
+	int n = fd_path(dirfd, buf);
+	if (n < 0)
+		return n;
+	return buf[0] == '/' ? 0 : -ENOTDIR;
+}
+
+static bool has_dotdot(const char *p)
+{
+	for (;;) {
+		while (*p == '/')
+			p++;
+		if (!*p)
+			return false;
+		size_t n = strcspn(p, "/");
+		if (n == 2 && p[0] == '.' && p[1] == '.')
+			return true;
+		p += n;
+	}
+}
+
+static bool lexists(const char *path)
+{
+	struct stat st;
+	int e = errno;
+	bool r = syscall(SYS_newfstatat, AT_FDCWD, path, &st, AT_SYMLINK_NOFOLLOW) == 0;
+	errno = e;
+	return r;
+}
+
+static bool parent_exists(const char *path)
+{
+	char parent[PATH_MAX];
+	const char *slash = strrchr(path, '/');
+	size_t n = !slash || slash == path ? 1 : (size_t)(slash - path);
+
+	memcpy(parent, path, n);
+	parent[n] = '\0';
+	return lexists(parent);
+}
+
+/* --- initialisation -------------------------------------------------------- */
+
+void *shim_real(enum shim_sym sym)
+{
+	void *p = __atomic_load_n(&real_fn[sym], __ATOMIC_ACQUIRE);
+
+	if (!p) {
+		p = dlsym(RTLD_NEXT, shim_symbols[sym].name);
+		if (!p) {
+			static const char msg[] = "cordon: libc has no ";
+			(void)!write(STDERR_FILENO, msg, sizeof(msg) - 1);
+			(void)!write(STDERR_FILENO, shim_symbols[sym].name,
+				     strlen(shim_symbols[sym].name));
+			(void)!write(STDERR_FILENO, "\n", 1);
+			abort();
+		}
+		__atomic_store_n(&real_fn[sym], p, __ATOMIC_RELEASE);
+	}
+	return p;
+}
+
+static void emit(const char *line, size_t n)
+{
+	while (n) {
+		long w = syscall(SYS_write, log_fd, line, n);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return;
+		line += w;
+		n -= (size_t)w;
+	}
+}
+
+static void config_error(void *arg, const char *file, unsigned line, const char *msg)
+{
+	char buf[LOG_LINE_MAX], num[24];
+	size_t n = 0;
+
+	(void)arg;
+#define ADD(s)                                                              \
+	do {                                                                \
+		size_t l_ = strlen(s);                                      \
+		if (n + l_ > sizeof(buf) - 2)                               \
+			l_ = sizeof(buf) - 2 - n;                           \
+		memcpy(buf + n, s, l_);                                     \
+		n += l_;                                                    \
+	} while (0)
+	ADD("cordon: ");
+	ADD(file);
+	if (line) {
+		utoa(num, line);
+		ADD(":");
+		ADD(num);
+	}
+	ADD(": ");
+	ADD(msg);
+#undef ADD
+	buf[n++] = '\n';
+	emit(buf, n);
+}
+
+/* CORDON_WRITE for "write": the directive table names the variables. */
+static void env_name(const char *directive, char *buf, size_t size)
+{
+	size_t n = 0;
+
+	memcpy(buf, "CORDON_", 7);
+	n = 7;
+	for (const char *c = directive; *c && n < size - 1; c++)
+		buf[n++] = *c == '-' ? '_' : (char)(*c >= 'a' && *c <= 'z' ? *c - 32 : *c);
+	buf[n] = '\0';
+}
+
+/* Standalone mode: one variable per directive; lists split at ':' (paths)
+ * or ',' (ports, patterns, names). */
+static void load_env_config(struct parse_ctx *ctx)
+{
+	char name[64];
+
+	ctx->option_origin = "environment";
+	for (const struct directive *d = directives; d->name; d++) {
+		if (d->type == ARG_INCLUDE)
+			continue;
+		env_name(d->name, name, sizeof(name));
+		const char *v = getenv(name);
+		if (!v)
+			continue;
+		char *copy = strdup(v), *save = NULL;
+		if (!copy) {
+			broken = true;
+			continue;
+		}
+		const char *sep = d->type == ARG_PATHS ? ":" : d->type == ARG_ENUM ||
+				  d->type == ARG_DURATION || d->type == ARG_LOGFILE ? "" : ", ";
+		if (!*sep) {
+			policy_apply_option(ctx, d->name, copy);
+		} else {
+			for (char *tok = strtok_r(copy, sep, &save); tok; tok = strtok_r(NULL, sep, &save))
+				policy_apply_option(ctx, d->name, tok);
+		}
+		free(copy);
+	}
+}
+
+/* Under `cordon run`: the compiled policy, in the policy language, in a
+ * (sealed) memfd whose number is in CORDON_POLICY_FD. */
+static void load_fd_config(struct parse_ctx *ctx, const char *num)
+{
+	char *end, name[64] = "policy descriptor ";
+	long fd = strtol(num, &end, 10);
+	struct stat st;
+
+	utoa(name + strlen(name), fd >= 0 && fd < INT_MAX ? (unsigned long)fd : 0);
+	if (*num == '\0' || *end || fd < 0 || fd > INT_MAX || fstat((int)fd, &st) < 0 ||
+	    !S_ISREG(st.st_mode) || st.st_size > POLICY_FILE_MAX) {
+		config_error(NULL, "CORDON_POLICY_FD", 0, "not a readable policy descriptor");
+		broken = true;
+		return;
+	}
+	char *buf = malloc((size_t)st.st_size + 1);
+	size_t got = 0;
+	while (buf && got < (size_t)st.st_size) {
+		ssize_t n = pread((int)fd, buf + got, (size_t)st.st_size - got, (off_t)got);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		got += (size_t)n;
+	}
+	if (!buf || got != (size_t)st.st_size) {
+		config_error(NULL, name, 0, "unable to read the policy");
+		broken = true;
+	} else {
+		policy_parse_buffer(ctx, name, buf, got);
+	}
+	free(buf);
+}
+
+static void save_env(void)
+{
+	Dl_info info;
+
+	if (dladdr((void *)shim_active, &info) && info.dli_fname && info.dli_fname[0] == '/') {
+		size_t n = strlen(info.dli_fname);
+		if (n < sizeof(lib_path))
+			memcpy(lib_path, info.dli_fname, n + 1);
+	}
+	for (char **e = environ; e && *e && n_saved_env < SAVED_ENV_MAX; e++) {
+		if (strncmp(*e, "CORDON_", 7) == 0) {
+			char *copy = strdup(*e);
+			if (copy)
+				saved_env[n_saved_env++] = copy;
+		}
+	}
+}
+
+static void shim_init(void)
+{
+	struct parse_ctx ctx;
+	char cwd[PATH_MAX];
+	const char *fdnum = getenv("CORDON_POLICY_FD");
+	long n;
+
+	n = syscall(SYS_readlinkat, AT_FDCWD, "/proc/self/exe", exe_path, sizeof(exe_path) - 1);
+	exe_path[n > 0 ? n : 0] = '\0';
+	save_env();
+
+	policy_init(&pol);
+	parse_ctx_init(&ctx, &pol);
+	ctx.error = config_error;
+	ctx.home = getenv("HOME");
+	ctx.workspace = syscall(SYS_getcwd, cwd, sizeof(cwd)) > 0 && cwd[0] == '/' ? cwd : NULL;
+	ctx.tmpdir = getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+	if (fdnum)
+		load_fd_config(&ctx, fdnum);
+	else
+		load_env_config(&ctx);
+	if (ctx.errors)
+		broken = true;
+
+	if (pol.log_file) {
+		int fd = (int)syscall(SYS_openat, AT_FDCWD, pol.log_file,
+				      O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOCTTY, 0600);
+		if (fd >= 0) {
+			int hi = fcntl(fd, F_DUPFD_CLOEXEC, ROOT_FD_MIN);
+			if (hi >= 0) {
+				syscall(SYS_close, fd);
+				fd = hi;
+			}
+			log_fd = fd;
+		} else {
+			config_error(NULL, pol.log_file, 0, "unable to open the log file; logging to stderr");
+		}
+	}
+	run_mode = pol.mode.value;
+	log_level = pol.log.value;
+	log_format = pol.log_format.value;
+	if (broken) {
+		run_mode = MODE_ENFORCE;
+		config_error(NULL, "cordon", 0,
+			     "the policy could not be read: every write, network call and "
+			     "subprocess is refused");
+	}
+}
+
+/* Run shim_init() exactly once per process image; a thread that finds
+ * another initialising waits, unless that one was lost to fork(). */
+static bool ensure_ready(void)
+{
+	int s = atomic_load_explicit(&state, memory_order_acquire);
+
+	if (s == 2)
+		return true;
+	if (in_init)
+		return false;
+	for (;;) {
+		int expected = 0;
+		if (atomic_compare_exchange_strong(&state, &expected, 1)) {
+			int e = errno;
+			init_pid = getpid();
+			in_init = 1;
+			shim_init();
+			in_init = 0;
+			atomic_store_explicit(&state, 2, memory_order_release);
+			errno = e;
+			return true;
+		}
+		if (expected == 2)
+			return true;
+		if (init_pid && init_pid != getpid()) {
+			/* forked while another thread was initialising */
+			atomic_compare_exchange_strong(&state, &expected, 0);
+			continue;
+		}
+		sched_yield();
+	}
+}
+
+__attribute__((constructor)) static void shim_ctor(void)
+{
+	ensure_ready();
+}
+
+static void shim_summary(void)
+{
+	char line[LOG_LINE_MAX], num[24];
+	size_t n = 0;
+	bool any = false;
+
+#define ADD(s)                                                             \
+	do {                                                               \
+		size_t l_ = strlen(s);                                     \
+		if (n + l_ < sizeof(line) - 1) {                           \
+			memcpy(line + n, s, l_);                           \
+			n += l_;                                           \
+		}                                                          \
+	} while (0)
+	ADD("cordon: summary pid ");
+	utoa(num, (unsigned long)getpid());
+	ADD(num);
+	ADD(" ");
+	ADD(exe_path);
+	ADD(":");
+	for (int c = 0; c < CLASS__COUNT; c++) {
+		unsigned long v = atomic_load(&refusals[c]);
+		if (!v)
+			continue;
+		ADD(any ? ", " : " refused ");
+		ADD(shim_class_names[c]);
+		ADD(" ");
+		utoa(num, v);
+		ADD(num);
+		any = true;
+	}
+	if (!any)
+		ADD(" nothing refused");
+#undef ADD
+	line[n++] = '\n';
+	emit(line, n);
+}
+
+__attribute__((destructor)) static void shim_dtor(void)
+{
+	if (atomic_load(&state) == 2 && pol.log_summary.value)
+		shim_summary();
+}
+
+bool shim_active(void)
+{
+	return ensure_ready() && run_mode != MODE_OFF;
+}
+
+/* --- decisions and refusals -------------------------------------------- */
+
+struct call {
+	enum shim_sym sym;
+	const char *op;
+	int flags;
+	enum log_flags_kind flags_kind;
+	const char *given;
+};
+
+static void log_event(const struct call *c, const char *verdict, const char *target,
+		      const struct decision *d)
+{
+	char line[LOG_LINE_MAX];
+	struct log_event ev = {
+		.verdict = verdict,
+		.op = c->op,
+		.call = shim_symbols[c->sym].name,
+		.flags = c->flags,
+		.flags_kind = c->flags_kind,
+		.given = c->given,
+		.target = target,
+		.d = d,
+		.reason = d ? NULL : "the policy could not be read",
+		.pid = (pid_t)syscall(SYS_getpid),
+		.exe = exe_path,
+		.layer = "shim",
+		.mode = run_mode,
+	};
+	int e = errno;
+	size_t n = log_format_event(line, sizeof(line), &ev, &pol, log_format);
+
+	emit(line, n);
+	errno = e;
+}
+
+/*
+ * The policy refused @c on @target: log, count, and return SHIM_DENY with
+ * EACCES, or SHIM_PASS with errno restored in mode warn.
+ */
+static enum shim_verdict refuse(const struct call *c, const char *target,
+				const struct decision *d, int saved_errno)
+{
+	atomic_fetch_add_explicit(&refusals[shim_symbols[c->sym].cls], 1, memory_order_relaxed);
+	if (run_mode == MODE_WARN) {
+		if (log_level != LOG_OFF)
+			log_event(c, "warn", target, d);
+		errno = saved_errno;
+		return SHIM_PASS;
+	}
+	if (log_level != LOG_OFF)
+		log_event(c, "deny", target, d);
+	errno = EACCES;
+	return SHIM_DENY;
+}
+
+static enum shim_verdict allow(const struct call *c, const char *target,
+			       const struct decision *d, int saved_errno, enum shim_verdict v)
+{
+	if (log_level == LOG_ALL)
+		log_event(c, "allow", target, d);
+	errno = saved_errno;
+	return v;
+}
+
+/* Fail as the kernel would, before any permission check: not a refusal. */
+static enum shim_verdict fail(int err)
+{
+	errno = err;
+	return SHIM_DENY;
+}
+
+static void decide_path(enum op op, const char *path, struct decision *d)
+{
+	if (broken) {
+		d->allow = op == OP_READ;
+		d->reason = op == OP_READ ? REASON_READ_DEFAULT : REASON_OUTSIDE_ROOTS;
+		d->rule = NULL;
+		d->matched = NULL;
+		return;
+	}
+	policy_decide_path(&pol, op, path, strlen(path), d);
+}
+
+static struct pathset_entry *entry_of(const struct decision *d)
+{
+	if (!d->matched)
+		return NULL;
+	return (struct pathset_entry *)(void *)(d->matched - offsetof(struct pathset_entry, path));
+}
+
+/* The O_PATH descriptor of write root @e, opened on first use; -1 if it
+ * is a file, gone, or the budget of descriptors is spent. */
+static int root_fd(struct pathset_entry *e)
+{
+	int fd = __atomic_load_n(&e->fd, __ATOMIC_ACQUIRE);
+
+	if (fd >= 0 || fd == -2)
+		return fd >= 0 ? fd : -1;
+	if (atomic_load(&root_fds_open) >= ROOT_FDS_MAX)
+		return -1;
+	int e_ = errno;
+	fd = (int)syscall(SYS_openat, AT_FDCWD, e->path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0) {
+		errno = e_;
+		__atomic_store_n(&e->fd, -2, __ATOMIC_RELEASE);
+		return -1;
+	}
+	int hi = (int)syscall(SYS_fcntl, fd, F_DUPFD_CLOEXEC, ROOT_FD_MIN);
+	if (hi >= 0) {
+		syscall(SYS_close, fd);
+		fd = hi;
+	}
+	errno = e_;
+	int expected = -1;
+	if (!__atomic_compare_exchange_n(&e->fd, &expected, fd, false, __ATOMIC_ACQ_REL,
+					 __ATOMIC_ACQUIRE)) {
+		close_keep_errno(fd);
+		return expected >= 0 ? expected : -1;
+	}
+	atomic_fetch_add(&root_fds_open, 1);
+	return fd;
+}
+
+/*
+ * Build the lexical absolute form of @path (relative to @dirfd) into
+ * t->abs and its raw, unnormalised form into @raw. Returns 0 or -errno.
+ */
+static int absolute(int dirfd, const char *path, int atflags, struct shim_target *t,
+		    char raw[PATH_MAX])
+{
+	char base[PATH_MAX];
+	int n;
+
+	if (path[0] == '/') {
+		n = path_normalize(path, t->abs);
+		if (n < 0)
+			return n;
+		size_t len = strnlen(path, PATH_MAX);
+		memcpy(raw, path, len + 1);
+		return 0;
+	}
+	if (path[0] == '\0' && !(atflags & AT_EMPTY_PATH))
+		return -ENOENT;
+	n = base_dir(dirfd, base);
+	if (n < 0)
+		return n;
+	n = path_absolute(base, path[0] ? path : ".", t->abs);
+	if (n < 0)
+		return n;
+	size_t bl = strlen(base), pl = strlen(path);
+	if (bl + 1 + pl >= PATH_MAX)
+		return -ENAMETOOLONG;
+	memcpy(raw, base, bl);
+	raw[bl] = '/';
+	memcpy(raw + bl + 1, path, pl + 1);
+	return 0;
+}
+
+/*
+ * Resolve @raw as the kernel will: following a final symlink when @follow,
+ * else resolving only the parent. Missing components are fine (creates).
+ */
+static int resolve(const char *raw, bool follow, char out[PATH_MAX])
+{
+	char parent[PATH_MAX];
+	const char *last;
+	size_t len = strlen(raw);
+
+	while (len > 1 && raw[len - 1] == '/')
+		len--;
+	last = raw + len;
+	while (last > raw && last[-1] != '/')
+		last--;
+	size_t llen = (size_t)(raw + len - last);
+	if (follow || llen == 0 || (llen == 1 && last[0] == '.') ||
+	    (llen == 2 && last[0] == '.' && last[1] == '.'))
+		return path_resolve(raw, out, PATH_MISSING_ALLOW);
+
+	size_t plen = (size_t)(last - raw);
+	memcpy(parent, raw, plen);
+	parent[plen ? plen : 0] = '\0';
+	if (plen == 0)
+		return -EINVAL;
+	int n = path_resolve(parent, out, PATH_MISSING_ALLOW);
+	if (n < 0)
+		return n;
+	if ((size_t)n + 1 + llen >= PATH_MAX)
+		return -ENAMETOOLONG;
+	if (n > 1)
+		out[n++] = '/';
+	memcpy(out + n, last, llen);
+	out[n + (int)llen] = '\0';
+	return n + (int)llen;
+}
+
+/* How a refused call would fail first in the kernel (0: it would not). */
+static int first_errno(enum shim_class cls, const char *target)
+{
+	switch (cls) {
+	case CLASS_create:
+	case CLASS_link:
+		if (lexists(target))
+			return EEXIST;
+		return parent_exists(target) ? 0 : ENOENT;
+	case CLASS_write:
+	case CLASS_delete:
+	case CLASS_rename:
+	case CLASS_metadata:
+	case CLASS_read:
+		return lexists(target) ? 0 : ENOENT;
+	case CLASS_connect:
+	case CLASS_bind:
+	case CLASS_exec:
+	case CLASS_spawn:
+	case CLASS__COUNT:
+		break;
+	}
+	return 0;
+}
+
+/*
+ * The resolving path: decide on what @raw resolves to. Used when the
+ * lexical form is outside every root (a symlink may lead into one), has a
+ * "..", or met a symlink on the way.
+ */
+static enum shim_verdict decide_resolved(const struct call *c, enum op op, enum shim_class cls,
+					 const char *raw, bool follow, int saved_errno)
+{
+	char res[PATH_MAX];
+	struct decision d;
+	int n = resolve(raw, follow, res);
+
+	if (n < 0)
+		return fail(-n);
+	decide_path(op, res, &d);
+	if (d.allow)
+		return allow(c, res, &d, saved_errno, SHIM_PASS);
+	int err = first_errno(cls, res);
+	if (err)
+		return fail(err);
+	return refuse(c, res, &d, saved_errno);
+}
+
+static enum op op_of(enum shim_class cls)
+{
+	return cls == CLASS_read ? OP_READ : OP_WRITE;
+}
+
+/* Classes whose operation changes the directory entry of the target. */
+static bool changes_entry(enum shim_class cls)
+{
+	return cls == CLASS_create || cls == CLASS_delete || cls == CLASS_rename ||
+	       cls == CLASS_link;
+}
+
+/*
+ * The fast path for one allowed path: open the parent beneath the root and
+ * name the last component. Returns SHIM_VIA, SHIM_DENY (errno set: the
+ * parent does not exist), or SHIM_PASS to mean "take the resolving path".
+ */
+static enum shim_verdict prepare_target(const struct decision *d, bool follow, bool slash,
+					struct shim_target *t)
+{
+	struct pathset_entry *e = entry_of(d);
+	int rfd = e ? root_fd(e) : -1;
+	size_t rlen = e ? e->len : 0;
+	const char *rel, *last;
+	size_t alen = strlen(t->abs);
+
+	if (rfd < 0 || no_openat2 || alen == rlen)
+		return SHIM_PASS;
+	rel = t->abs + (rlen == 1 ? 1 : rlen + 1);
+	last = strrchr(t->abs, '/') + 1;
+	size_t llen = strlen(last);
+	if (llen + 2 > sizeof(t->rel))
+		return SHIM_PASS;
+
+	t->close_pfd = false;
+	if (last == rel) {
+		t->pfd = rfd;
+	} else {
+		size_t plen = (size_t)(last - 1 - rel);
+		char parent[PATH_MAX];
+		memcpy(parent, rel, plen);
+		parent[plen] = '\0';
+		long fd = sys_openat2(rfd, parent, O_PATH | O_DIRECTORY | O_CLOEXEC, 0,
+				      RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS);
+		if (fd < 0) {
+			if (errno == ENOSYS)
+				no_openat2 = true;
+			if (errno == EXDEV || errno == ELOOP || errno == ENOSYS || errno == EBADF ||
+			    errno == EINVAL || errno == EPERM || errno == EAGAIN)
+				return SHIM_PASS;
+			return SHIM_DENY;
+		}
+		t->pfd = (int)fd;
+		t->close_pfd = true;
+	}
+	memcpy(t->rel, last, llen);
+	if (slash)
+		t->rel[llen++] = '/';
+	t->rel[llen] = '\0';
+	t->leaf = t->rel;
+	if (follow) {
+		struct stat st;
+		if (syscall(SYS_newfstatat, t->pfd, last, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+		    S_ISLNK(st.st_mode)) {
+			shim_end(t);
+			return SHIM_PASS;
+		}
+	}
+	return SHIM_VIA;
+}
+
+static bool ends_with_slash(const char *p)
+{
+	size_t n = strlen(p);
+	return n > 1 && p[n - 1] == '/';
+}
+
+enum shim_verdict shim_begin_path(enum shim_sym sym, int dirfd, const char *path, int atflags,
+				  bool follow, bool via, struct shim_target *t)
+{
+	enum shim_class cls = shim_symbols[sym].cls;
+	enum op op = op_of(cls);
+	struct call c = { sym, shim_class_names[cls], atflags, LOGF_AT, path };
+	char raw[PATH_MAX];
+	struct decision d;
+	int saved = errno, n;
+
+	t->close_pfd = false;
+	t->pfd = -1;
+	if (!shim_active())
+		return SHIM_PASS;
+	if (op == OP_READ && pol.n_read_deny == 0 && !broken)
+		return SHIM_PASS;
+	if (!path) {
+		/* utimensat(fd, NULL, ...) acts on the descriptor itself. */
+		if (sym == SYM_utimensat || sym == SYM_futimesat)
+			return shim_begin_fd(sym, dirfd);
+		return fail(EFAULT);
+	}
+	if (atflags & AT_SYMLINK_NOFOLLOW)
+		follow = false;
+	n = absolute(dirfd, path, atflags, t, raw);
+	if (n < 0)
+		return fail(-n);
+	decide_path(op, t->abs, &d);
+
+	if (d.allow && op == OP_READ) {
+		/* A symlink may lead into a read-deny entry. */
+		return decide_resolved(&c, op, cls, raw, follow, saved);
+	}
+	if (!d.allow || has_dotdot(path) || !via)
+		return decide_resolved(&c, op, cls, raw, follow, saved);
+	if (strlen(t->abs) == strlen(d.matched) && changes_entry(cls)) {
+		/* The root itself: its entry lives in the parent, outside. */
+		d.allow = false;
+		d.reason = REASON_OUTSIDE_ROOTS;
+		int err = first_errno(cls, t->abs);
+		return err ? fail(err) : refuse(&c, t->abs, &d, saved);
+	}
+	enum shim_verdict v = prepare_target(&d, follow, ends_with_slash(path), t);
+	if (v == SHIM_PASS)
+		return decide_resolved(&c, op, cls, raw, follow, saved);
+	if (v == SHIM_DENY)
+		return SHIM_DENY;
+	return allow(&c, t->abs, &d, saved, SHIM_VIA);
+}
+
+enum shim_verdict shim_begin_path2(enum shim_sym sym, int da, const char *a, int db,
+				   const char *b, int atflags, struct shim_target *ta,
+				   struct shim_target *tb)
+{
+	bool follow_a = sym == SYM_linkat && (atflags & AT_SYMLINK_FOLLOW);
+	enum shim_verdict va, vb;
+
+	ta->close_pfd = tb->close_pfd = false;
+	if (!shim_active())
+		return SHIM_PASS;
+	/* linkat(AT_EMPTY_PATH) names the source by descriptor. */
+	va = shim_begin_path(sym, da, a, sym == SYM_linkat ? (atflags & AT_EMPTY_PATH) : 0,
+			     follow_a, true, ta);
+	if (va == SHIM_DENY)
+		return SHIM_DENY;
+	vb = shim_begin_path(sym, db, b, 0, false, true, tb);
+	if (vb == SHIM_DENY) {
+		shim_end(ta);
+		return SHIM_DENY;
+	}
+	if (va == SHIM_VIA && vb == SHIM_VIA)
+		return SHIM_VIA;
+	/* One end took the resolving path: let libc do the call. */
+	shim_end(ta);
+	shim_end(tb);
+	return SHIM_PASS;
+}
+
+void shim_end(struct shim_target *t)
+{
+	if (t->close_pfd) {
+		close_keep_errno(t->pfd);
+		t->close_pfd = false;
+	}
+}
+
+/* --- opens ----------------------------------------------------------------- */
+
+static bool is_tmpfile(int flags)
+{
+	return (flags & __O_TMPFILE) == __O_TMPFILE;
+}
+
+/* A read open: only read-deny can refuse it, and only once it is open do
+ * we know what it is: the caller opens, then asks shim_check_opened_read. */
+static enum shim_verdict read_open(const struct call *c, int saved)
+{
+	(void)c;
+	if (pol.n_read_deny == 0)
+		return SHIM_PASS;
+	errno = saved;
+	return SHIM_VERIFY;
+}
+
+enum shim_verdict shim_begin_open(enum shim_sym sym, int dirfd, const char *path, int flags,
+				  mode_t mode, int *result)
+{
+	struct call c = { sym, "write", flags, LOGF_OPEN, path };
+	struct shim_target t;
+	char raw[PATH_MAX];
+	struct decision d;
+	int saved = errno, acc = flags & O_ACCMODE, n;
+	bool write, creat;
+
+	if (!shim_active() || !path || (flags & O_PATH))
+		return SHIM_PASS;
+	write = acc != O_RDONLY || (flags & O_TRUNC) || is_tmpfile(flags);
+	creat = (flags & O_CREAT) && !is_tmpfile(flags);
+	if (!write && !creat)
+		return read_open(&c, saved);
+
+	n = absolute(dirfd, path, 0, &t, raw);
+	if (n < 0)
+		return fail(-n);
+	c.op = creat ? "create" : "write";
+	decide_path(OP_WRITE, t.abs, &d);
+
+	if (d.allow && !has_dotdot(path) && !no_openat2) {
+		struct pathset_entry *e = entry_of(&d);
+		int rfd = e ? root_fd(e) : -1;
+		if (rfd >= 0) {
+			char rel[PATH_MAX];
+			size_t alen = strlen(t.abs), rlen = e->len;
+			const char *r = alen == rlen ? "." : t.abs + (rlen == 1 ? 1 : rlen + 1);
+			size_t len = strlen(r);
+			memcpy(rel, r, len + 1);
+			if (ends_with_slash(path) && len + 1 < sizeof(rel)) {
+				rel[len] = '/';
+				rel[len + 1] = '\0';
+			}
+			long fd = sys_openat2(rfd, rel, flags, mode,
+					      RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS);
+			if (fd >= 0) {
+				*result = (int)fd;
+				return allow(&c, t.abs, &d, saved, SHIM_DONE);
+			}
+			if (errno == ENOSYS)
+				no_openat2 = true;
+			if (errno != EXDEV && errno != ELOOP && errno != ENOSYS && errno != EINVAL &&
+			    errno != EPERM && errno != EBADF && errno != EAGAIN) {
+				*result = -1;
+				return SHIM_DONE;
+			}
+		}
+	}
+
+	/* The resolving path. */
+	char res[PATH_MAX];
+	n = resolve(raw, !(flags & O_NOFOLLOW), res);
+	if (n < 0)
+		return fail(-n);
+	decide_path(OP_WRITE, res, &d);
+	if (d.allow)
+		return allow(&c, res, &d, saved, SHIM_PASS);
+	bool exists = lexists(res);
+	if (creat && exists && (flags & O_EXCL))
+		return fail(EEXIST);
+	if (creat && exists && !write) {
+		/* O_CREAT on an existing file, opened read-only: a read. */
+		return read_open(&c, saved);
+	}
+	if (!exists && (!creat || !parent_exists(res)))
+		return fail(ENOENT);
+	c.op = exists ? "write" : "create";
+	return refuse(&c, res, &d, saved);
+}
+
+bool shim_check_opened_read(enum shim_sym sym, const char *path, int fd)
+{
+	struct call c = { sym, "read", O_RDONLY, LOGF_OPEN, path };
+	char real[PATH_MAX];
+	struct decision d;
+	int saved = errno;
+
+	if (fd < 0 || fd_path(fd, real) < 0 || real[0] != '/') {
+		errno = saved;
+		return true;
+	}
+	decide_path(OP_READ, real, &d);
+	if (d.allow) {
+		allow(&c, real, &d, saved, SHIM_PASS);
+		return true;
+	}
+	return refuse(&c, real, &d, saved) == SHIM_PASS;
+}
+
+/* fopen(3) modes: "r", "w", "a", "r+", ... with "x", "e" as extensions. */
+static int fopen_flags(const char *mode)
+{
+	int flags;
+
+	switch (mode[0]) {
+	case 'r': flags = O_RDONLY; break;
+	case 'w': flags = O_WRONLY | O_CREAT | O_TRUNC; break;
+	case 'a': flags = O_WRONLY | O_CREAT | O_APPEND; break;
+	default: return -1;
+	}
+	for (const char *m = mode + 1; *m && *m != ','; m++) {
+		if (*m == '+')
+			flags = (flags & ~O_ACCMODE) | O_RDWR;
+		else if (*m == 'x')
+			flags |= O_EXCL;
+		else if (*m == 'e')
+			flags |= O_CLOEXEC;
+	}
+	return flags;
+}
+
+enum shim_verdict shim_begin_fopen(enum shim_sym sym, const char *path, const char *mode,
+				   int *fd)
+{
+	int flags;
+
+	if (!shim_active() || !path || !mode)
+		return SHIM_PASS;
+	flags = fopen_flags(mode);
+	if (flags < 0)
+		return SHIM_PASS;  /* libc answers EINVAL */
+	/* freopen must reuse its stream: decide only, let libc open. */
+	if (sym == SYM_freopen || sym == SYM_freopen64) {
+		int r = -1;
+		enum shim_verdict v = shim_begin_open(sym, AT_FDCWD, path, flags & ~O_EXCL, 0666, &r);
+		if (v == SHIM_DONE && r >= 0)
+			close_keep_errno(r);
+		return v == SHIM_DONE ? (r >= 0 ? SHIM_PASS : SHIM_DENY) : v;
+	}
+	return shim_begin_open(sym, AT_FDCWD, path, flags, 0666, fd);
+}
+
+/* --- descriptors, temporary files, network, processes ---------------------- */
+
+enum shim_verdict shim_begin_fd(enum shim_sym sym, int fd)
+{
+	enum shim_class cls = shim_symbols[sym].cls;
+	struct call c = { sym, shim_class_names[cls], 0, LOGF_NONE, NULL };
+	char p[PATH_MAX];
+	struct decision d;
+	int saved = errno, n;
+
+	if (!shim_active())
+		return SHIM_PASS;
+	n = fd_path(fd, p);
+	if (n < 0)
+		return fail(-n);
+	/* Pipes, sockets, anonymous inodes, memfds and unlinked files have
+	 * no name a write could reach again. */
+	if (p[0] != '/' || strncmp(p, "/memfd:", 7) == 0 ||
+	    (n > 10 && strcmp(p + n - 10, " (deleted)") == 0))
+		return SHIM_PASS;
+	decide_path(OP_WRITE, p, &d);
+	if (d.allow)
+		return allow(&c, p, &d, saved, SHIM_PASS);
+	return refuse(&c, p, &d, saved);
+}
+
+enum shim_verdict shim_begin_temp(enum shim_sym sym, const char *path)
+{
+	struct shim_target t;
+	char raw[PATH_MAX];
+	struct decision d;
+	struct call c = { sym, "create", 0, LOGF_NONE, path };
+	int saved = errno, n;
+
+	if (!shim_active())
+		return SHIM_PASS;
+	if (!path)
+		return fail(EINVAL);
+	n = absolute(AT_FDCWD, path, 0, &t, raw);
+	if (n < 0)
+		return fail(-n);
+	decide_path(OP_WRITE, t.abs, &d);
+	if (d.allow && !has_dotdot(path)) {
+		/* The directory the file lands in may be a symlink out. */
+		return decide_resolved(&c, OP_WRITE, CLASS_create, raw, false, saved);
+	}
+	n = resolve(raw, false, t.rel);
+	if (n < 0)
+		return fail(-n);
+	decide_path(OP_WRITE, t.rel, &d);
+	if (d.allow)
+		return allow(&c, t.rel, &d, saved, SHIM_PASS);
+	if (!parent_exists(t.rel))
+		return fail(ENOENT);
+	return refuse(&c, t.rel, &d, saved);
+}
+
+/* "1.2.3.4:443/tcp", "[::1]:80/udp", "unix:@name" */
+static void format_addr(const struct sockaddr *sa, socklen_t len, int type, char *buf,
+			size_t size)
+{
+	char host[INET6_ADDRSTRLEN] = "?";
+	unsigned port = 0;
+
+	if (sa->sa_family == AF_UNIX) {
+		const struct sockaddr_un *un = (const void *)sa;
+		size_t n = len > offsetof(struct sockaddr_un, sun_path)
+				   ? len - offsetof(struct sockaddr_un, sun_path) : 0;
+		if (n > size - 7)
+			n = size - 7;
+		memcpy(buf, "unix:@", 6);
+		memcpy(buf + 6, un->sun_path + 1, n ? n - 1 : 0);
+		buf[6 + (n ? n - 1 : 0)] = '\0';
+		return;
+	}
+	if (sa->sa_family == AF_INET && len >= (socklen_t)sizeof(struct sockaddr_in)) {
+		const struct sockaddr_in *in = (const void *)sa;
+		inet_ntop(AF_INET, &in->sin_addr, host, sizeof(host));
+		port = ntohs(in->sin_port);
+	} else if (sa->sa_family == AF_INET6 && len >= (socklen_t)offsetof(struct sockaddr_in6,
+									  sin6_scope_id)) {
+		const struct sockaddr_in6 *in6 = (const void *)sa;
+		inet_ntop(AF_INET6, &in6->sin6_addr, host, sizeof(host));
+		port = ntohs(in6->sin6_port);
+	}
+	char num[24];
+	utoa(num, port);
+	size_t n = 0;
+	const char *parts[] = { sa->sa_family == AF_INET6 ? "[" : "", host,
+				sa->sa_family == AF_INET6 ? "]" : "", ":", num,
+				type == SOCK_STREAM ? "/tcp" : type == SOCK_DGRAM ? "/udp" : "" };
+	for (size_t i = 0; i < sizeof(parts) / sizeof(parts[0]); i++) {
+		size_t l = strlen(parts[i]);
+		if (n + l >= size)
+			break;
+		memcpy(buf + n, parts[i], l);
+		n += l;
+	}
+	buf[n] = '\0';
+}
+
+enum shim_verdict shim_begin_net(enum shim_sym sym, int fd, const struct sockaddr *sa,
+				 socklen_t len)
+{
+	enum shim_class cls = shim_symbols[sym].cls;
+	enum op op = cls == CLASS_bind ? OP_BIND : OP_CONNECT;
+	struct call c = { sym, shim_class_names[cls], 0, LOGF_NONE, NULL };
+	char target[PATH_MAX + 16];
+	struct decision d;
+	int saved = errno, type = 0;
+
+	if (!shim_active() || !sa || len < (socklen_t)sizeof(sa_family_t))
+		return SHIM_PASS;
+	if (sa->sa_family == AF_UNIX) {
+		const struct sockaddr_un *un = (const void *)sa;
+		size_t off = offsetof(struct sockaddr_un, sun_path);
+		if (len <= off)
+			return SHIM_PASS;  /* unnamed: autobind */
+		if (un->sun_path[0] != '\0') {
+			/* A pathname socket: a path like any other. */
+			char path[sizeof(un->sun_path) + 1];
+			struct shim_target t;
+			char raw[PATH_MAX];
+			size_t n = len - off < sizeof(un->sun_path) ? len - off : sizeof(un->sun_path);
+			memcpy(path, un->sun_path, n);
+			path[n] = '\0';
+			c.given = path;
+			int r = absolute(AT_FDCWD, path, 0, &t, raw);
+			if (r < 0)
+				return fail(-r);
+			char res[PATH_MAX];
+			r = resolve(raw, op == OP_CONNECT, res);
+			if (r < 0)
+				return fail(-r);
+			decide_path(op == OP_BIND ? OP_WRITE : OP_CONNECT, res, &d);
+			if (d.allow)
+				return allow(&c, res, &d, saved, SHIM_PASS);
+			return refuse(&c, res, &d, saved);
+		}
+	}
+	if (!broken && pol.net.value == NET_ALL)
+		return SHIM_PASS;
+	if (pol.net.value == NET_NONE && (sa->sa_family == AF_INET || sa->sa_family == AF_INET6)) {
+		socklen_t tl = sizeof(type);
+		if (syscall(SYS_getsockopt, fd, SOL_SOCKET, SO_TYPE, &type, &tl) < 0)
+			return fail(errno);
+	}
+	if (broken) {
+		d.allow = false;
+		d.reason = REASON_NET_FAMILY;
+		d.rule = NULL;
+		d.matched = NULL;
+	} else {
+		policy_decide_net(&pol, op, type, sa, len, &d);
+	}
+	format_addr(sa, len, type, target, sizeof(target));
+	if (d.allow)
+		return allow(&c, target, &d, saved, SHIM_PASS);
+	return refuse(&c, target, &d, saved);
+}
+
+enum shim_verdict shim_begin_spawn(enum shim_sym sym)
+{
+	struct call c = { sym, "spawn", 0, LOGF_NONE, NULL };
+	struct decision d = { false, REASON_SUBPROCESS, pol.subprocess.rule, NULL };
+	int saved = errno;
+
+	if (!shim_active() || (!broken && pol.subprocess.value))
+		return SHIM_PASS;
+	return refuse(&c, exe_path, &d, saved);
+}
+
+/* --- helpers for VIA expressions ------------------------------------------- */
+
+int shim_remove_at(int pfd, const char *name)
+{
+	/* remove(3): unlink, or rmdir when it is a directory. */
+	if (syscall(SYS_unlinkat, pfd, name, 0) == 0)
+		return 0;
+	if (errno != EISDIR)
+		return -1;
+	return (int)syscall(SYS_unlinkat, pfd, name, AT_REMOVEDIR);
+}
+
+int shim_fchmodat(int pfd, const char *name, mode_t mode, int flags)
+{
+	if (flags & AT_SYMLINK_NOFOLLOW)
+		return REAL(fchmodat)(pfd, name, mode, flags);
+	return (int)syscall(SYS_fchmodat, pfd, name, mode);
+}
+
+const char *shim_proc_path(int pfd, const char *name, char buf[PATH_MAX])
+{
+	size_t n = 14, l = strlen(name);
+
+	memcpy(buf, "/proc/self/fd/", 14);
+	n += utoa(buf + n, (unsigned long)pfd);
+	if (n + 1 + l >= PATH_MAX)
+		return name;
+	buf[n++] = '/';
+	memcpy(buf + n, name, l + 1);
+	return buf;
+}
+
+/* --- the environment of exec ---------------------------------------------- */
+
+/* Does @env hold @entry ("NAME=value") exactly? */
+static bool env_has(char *const *env, const char *entry)
+{
+	for (; env && *env; env++)
+		if (strcmp(*env, entry) == 0)
+			return true;
+	return false;
+}
+
+static const char *env_get(char *const *env, const char *name, size_t nlen)
+{
+	for (; env && *env; env++)
+		if (strncmp(*env, name, nlen) == 0 && (*env)[nlen] == '=')
+			return *env + nlen + 1;
+	return NULL;
+}
+
+/* Is lib_path one of the entries of the LD_PRELOAD list @v? */
+static bool preload_has_us(const char *v)
+{
+	size_t n = strlen(lib_path);
+
+	while (v && *v) {
+		size_t l = strcspn(v, ": ");
+		if (l == n && memcmp(v, lib_path, n) == 0)
+			return true;
+		v += l;
+		v += strspn(v, ": ");
+	}
+	return false;
+}
+
+struct env_block {
+	size_t size;
+	char *entries[];
+};
+
+char **shim_env(char *const *envp)
+{
+	char *const *env = envp ? envp : environ;
+	const char *preload;
+	size_t count = 0, extra = 0, i, k = 0;
+	bool need_preload, missing = false;
+
+	if (atomic_load(&state) != 2 || !*lib_path)
+		return (char **)env;
+	preload = env_get(env, "LD_PRELOAD", 10);
+	need_preload = !preload_has_us(preload);
+	for (i = 0; i < n_saved_env; i++)
+		if (!env_has(env, saved_env[i]))
+			missing = true;
+	if (!need_preload && !missing)
+		return (char **)env;
+
+	for (char *const *e = env; e && *e; e++)
+		count++;
+	if (need_preload)
+		extra = 11 + strlen(lib_path) + 1 + (preload ? strlen(preload) : 0) + 1;
+	size_t size = sizeof(struct env_block) + (count + n_saved_env + 2) * sizeof(char *) + extra;
+	struct env_block *b = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+				   -1, 0);
+	if (b == MAP_FAILED)
+		return (char **)env;
+	b->size = size;
+	char *strings = (char *)&b->entries[count + n_saved_env + 2];
+	if (need_preload) {
+		char *s = strings;
+		memcpy(s, "LD_PRELOAD=", 11);
+		s += 11;
+		s = stpcpy(s, lib_path);
+		if (preload && *preload) {
+			*s++ = ':';
+			strcpy(s, preload);
+		}
+		b->entries[k++] = strings;
+	}
+	for (i = 0; i < n_saved_env; i++)
+		b->entries[k++] = saved_env[i];
+	for (char *const *e = env; e && *e; e++) {
+		if (need_preload && strncmp(*e, "LD_PRELOAD=", 11) == 0)
+			continue;
+		if (strncmp(*e, "CORDON_", 7) == 0) {
+			/* the saved value wins over one the program changed */
+			size_t nl = strcspn(*e, "=");
+			bool saved_name = false;
+			for (i = 0; i < n_saved_env; i++)
+				if (strncmp(saved_env[i], *e, nl + 1) == 0)
+					saved_name = true;
+			if (saved_name)
+				continue;
+		}
+		b->entries[k++] = *e;
+	}
+	b->entries[k] = NULL;
+	return b->entries;
+}
+
+void shim_env_free(char **env, char *const *envp)
+{
+	char *const *orig = envp ? envp : environ;
+
+	if ((char *const *)env == orig)
+		return;
+	int e = errno;
+	struct env_block *b = (struct env_block *)(void *)((char *)env -
+							   offsetof(struct env_block, entries));
+	munmap(b, b->size);
+	errno = e;
+}

@@ -1,0 +1,119 @@
+/*
+ * shim.h - what the generated wrappers (wrappers.c) ask of the shim's
+ * core (shim.c). Internal to libcordon.so.
+ *
+ * A wrapper classifies its call, asks one of the shim_begin_* functions,
+ * and acts on the verdict:
+ *   SHIM_PASS  call libc's own function with the original arguments
+ *              (the shim is off, not ready, or the call is allowed and the
+ *              shim has nothing better to do than let libc do it);
+ *   SHIM_DENY  return failure: errno is set (EACCES for a refusal, or the
+ *              error the kernel would give first, e.g. EEXIST);
+ *   SHIM_VIA   perform the call on the resolved target (t->pfd, t->name)
+ *              with the *at system call, then shim_end() the target;
+ *   SHIM_DONE  the shim performed the call itself (open via openat2); its
+ *              result is in *result;
+ *   SHIM_VERIFY a read open under a policy with read-deny entries: call
+ *              libc, then shim_check_opened_read() what it opened.
+ * errno: on PASS and VIA it is the caller's errno as it was on entry.
+ */
+#ifndef CORDON_SHIM_H
+#define CORDON_SHIM_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/socket.h>
+#include <sys/types.h>
+
+#define SHIM_EXPORT __attribute__((visibility("default")))
+
+enum shim_verdict { SHIM_PASS, SHIM_DENY, SHIM_VIA, SHIM_DONE, SHIM_VERIFY };
+
+/* Operation classes, as in syms.def. */
+enum shim_class {
+	CLASS_create, CLASS_write, CLASS_delete, CLASS_rename, CLASS_link, CLASS_metadata,
+	CLASS_read, CLASS_connect, CLASS_bind, CLASS_exec, CLASS_spawn,
+	CLASS__COUNT
+};
+
+/* One row of syms.def, for logs and counts. */
+enum shim_sym {
+#define SYM(name, ...) SYM_##name,
+#include "syms.def"
+#undef SYM
+	SYM__COUNT
+};
+
+struct shim_symbol {
+	const char *name;
+	enum shim_class cls;
+};
+
+extern const struct shim_symbol shim_symbols[SYM__COUNT];
+extern const char *const shim_class_names[CLASS__COUNT];
+
+/* A path operand made ready for an *at call. */
+struct shim_target {
+	int pfd;                   /* directory to act in */
+	const char *leaf;          /* last component, relative to pfd */
+	bool close_pfd;
+	char abs[PATH_MAX];        /* lexical absolute path, for the log */
+	char rel[PATH_MAX];        /* scratch: the parent, relative to a root */
+};
+
+/* Resolve libc's own @name (dlsym RTLD_NEXT), once. Aborts with a message
+ * if libc lacks it: a wrapper with nothing to call cannot keep its promise. */
+void *shim_real(enum shim_sym sym);
+#define REAL(name) ((__typeof__(&name))shim_real(SYM_##name))
+
+/* Is the shim deciding? False before initialisation finished, during it
+ * (the shim's own calls), and with mode off. */
+bool shim_active(void);
+
+/* open family: @dirfd/@path/@flags/@mode as given. */
+enum shim_verdict shim_begin_open(enum shim_sym sym, int dirfd, const char *path, int flags,
+				  mode_t mode, int *result);
+
+/* fopen family: @mode is the stdio mode string. On SHIM_DONE, *fd is an
+ * open descriptor the wrapper hands to fdopen(). */
+enum shim_verdict shim_begin_fopen(enum shim_sym sym, const char *path, const char *mode,
+				   int *fd);
+/* A read open checked after the fact (read-deny): libc opened @fd for
+ * @path; false means refused (logged, errno EACCES): the caller closes. */
+bool shim_check_opened_read(enum shim_sym sym, const char *path, int fd);
+
+/* One path (@follow: the call follows a final symlink). */
+enum shim_verdict shim_begin_path(enum shim_sym sym, int dirfd, const char *path, int atflags,
+				  bool follow, bool via, struct shim_target *t);
+/* Two paths: rename (both ends are written) and link (@b is created). */
+enum shim_verdict shim_begin_path2(enum shim_sym sym, int da, const char *a, int db,
+				   const char *b, int atflags, struct shim_target *ta,
+				   struct shim_target *tb);
+void shim_end(struct shim_target *t);
+
+/* A descriptor the program holds. */
+enum shim_verdict shim_begin_fd(enum shim_sym sym, int fd);
+/* A file about to be created at @path (a mkstemp template). */
+enum shim_verdict shim_begin_temp(enum shim_sym sym, const char *path);
+/* Network. */
+enum shim_verdict shim_begin_net(enum shim_sym sym, int fd, const struct sockaddr *sa,
+				 socklen_t len);
+/* A new process; exec keeps the shim through shim_env(). */
+enum shim_verdict shim_begin_spawn(enum shim_sym sym);
+
+/*
+ * The environment to exec with: @envp (NULL: environ) with LD_PRELOAD and
+ * cordon's variables put back if the program dropped them. Returns @envp
+ * itself when nothing is missing; otherwise a block that shim_env_free()
+ * releases (mmap, so it is safe between vfork and exec).
+ */
+char **shim_env(char *const *envp);
+void shim_env_free(char **env, char *const *envp);
+
+/* Helpers for VIA expressions. */
+int shim_remove_at(int pfd, const char *name);
+int shim_fchmodat(int pfd, const char *name, mode_t mode, int flags);
+const char *shim_proc_path(int pfd, const char *name, char buf[PATH_MAX]);
+
+#endif /* CORDON_SHIM_H */

@@ -1,0 +1,301 @@
+/*
+ * wrappers.c - the exported wrappers, expanded from syms.def.
+ *
+ * Each shape below is one wrapper body: classify the call, ask the core
+ * (shim.c) for a verdict, act on it (see shim.h). Nothing here decides
+ * anything; nothing here is written per symbol.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <spawn.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/time.h>
+#include <sys/types.h>
+#include <sys/xattr.h>
+#include <unistd.h>
+#include <utime.h>
+
+#include "shim.h"
+
+/* _FORTIFY_SOURCE entry points, which no header declares without it. */
+int __open_2(const char *path, int flags);
+int __open64_2(const char *path, int flags);
+int __openat_2(int dirfd, const char *path, int flags);
+int __openat64_2(int dirfd, const char *path, int flags);
+
+/* The failure value of a return type: NULL for pointers, -1 otherwise. */
+#define FAIL(ret) _Generic((ret)0, DIR *: (ret)0, FILE *: (ret)0, char *: (ret)0, \
+			   default: (ret)(intptr_t)-1)
+
+static inline bool needs_mode(int flags)
+{
+	return (flags & O_CREAT) || (flags & __O_TMPFILE) == __O_TMPFILE;
+}
+
+/* After libc opened for reading: refuse what resolves into read-deny. */
+static inline int verified(enum shim_sym sym, const char *path, int fd)
+{
+	if (fd < 0 || shim_check_opened_read(sym, path, fd))
+		return fd;
+	close(fd);
+	errno = EACCES;
+	return -1;
+}
+
+#define OPEN_BODY(name, dirfd, call)                                                  \
+	int fd;                                                                       \
+	switch (shim_begin_open(SYM_##name, dirfd, path, flags, mode, &fd)) {        \
+	case SHIM_DONE:                                                               \
+		return fd;                                                            \
+	case SHIM_DENY:                                                               \
+		return -1;                                                            \
+	case SHIM_VERIFY:                                                             \
+		return verified(SYM_##name, path, call);                              \
+	case SHIM_PASS:                                                               \
+	case SHIM_VIA:                                                                \
+		break;                                                                \
+	}                                                                             \
+	return call;
+
+#define READ_MODE(last)                                                               \
+	mode_t mode = 0;                                                              \
+	if (needs_mode(flags)) {                                                      \
+		va_list ap;                                                           \
+		va_start(ap, last);                                                   \
+		mode = va_arg(ap, mode_t);                                            \
+		va_end(ap);                                                           \
+	}
+
+#define SHAPE_OPEN(name, cls, ret, params, args)                                      \
+	SHIM_EXPORT ret name(const char *path, int flags, ...)                        \
+	{                                                                             \
+		READ_MODE(flags)                                                      \
+		OPEN_BODY(name, AT_FDCWD, REAL(name)(path, flags, mode))              \
+	}
+
+#define SHAPE_OPENAT(name, cls, ret, params, args)                                    \
+	SHIM_EXPORT ret name(int dirfd, const char *path, int flags, ...)             \
+	{                                                                             \
+		READ_MODE(flags)                                                      \
+		OPEN_BODY(name, dirfd, REAL(name)(dirfd, path, flags, mode))          \
+	}
+
+#define SHAPE_OPEN2(name, cls, ret, params, args)                                     \
+	SHIM_EXPORT ret name(const char *path, int flags)                             \
+	{                                                                             \
+		const mode_t mode = 0;                                                \
+		OPEN_BODY(name, AT_FDCWD, REAL(name)(path, flags))                    \
+	}
+
+#define SHAPE_OPENAT2(name, cls, ret, params, args)                                   \
+	SHIM_EXPORT ret name(int dirfd, const char *path, int flags)                  \
+	{                                                                             \
+		const mode_t mode = 0;                                                \
+		OPEN_BODY(name, dirfd, REAL(name)(dirfd, path, flags))                \
+	}
+
+#define SHAPE_CREAT(name, cls, ret, params, args)                                     \
+	SHIM_EXPORT ret name(const char *path, mode_t mode)                           \
+	{                                                                             \
+		const int flags = O_CREAT | O_WRONLY | O_TRUNC;                       \
+		OPEN_BODY(name, AT_FDCWD, REAL(name)(path, mode))                     \
+	}
+
+#define SHAPE_FOPEN(name, cls, ret, params, args)                                     \
+	SHIM_EXPORT ret name params                                                   \
+	{                                                                             \
+		int fd = -1;                                                          \
+		FILE *f_;                                                              \
+		switch (shim_begin_fopen(SYM_##name, path, mode, &fd)) {              \
+		case SHIM_DENY:                                                       \
+			return NULL;                                                  \
+		case SHIM_DONE:                                                       \
+			if (fd < 0)                                                   \
+				return NULL;                                          \
+			f_ = fdopen(fd, mode);                                         \
+			if (!f_) {                                                     \
+				int e_ = errno;                                       \
+				close(fd);                                            \
+				errno = e_;                                           \
+			}                                                             \
+			return f_;                                                     \
+		case SHIM_VERIFY:                                                     \
+			f_ = REAL(name) args;                                          \
+			if (f_ && !shim_check_opened_read(SYM_##name, path, fileno(f_))) { \
+				fclose(f_);                                            \
+				errno = EACCES;                                       \
+				return NULL;                                          \
+			}                                                             \
+			return f_;                                                     \
+		case SHIM_PASS:                                                       \
+		case SHIM_VIA:                                                        \
+			break;                                                        \
+		}                                                                     \
+		return REAL(name) args;                                               \
+	}
+
+#define FOLLOW 1
+#define NOFOLLOW 0
+/* NOVIA rows let libc do the call; the expression is never evaluated.
+ * The row's argument arrives here expanded, hence the name test. */
+#define NOVIA shim_novia()
+
+static inline int shim_novia(void)
+{
+	abort();
+}
+
+#define HAS_VIA(via) (__builtin_strstr(#via, "shim_novia") == NULL)
+
+#define SHAPE_PATH(name, cls, ret, params, args, dirfd, path_, atflags, how, via)     \
+	SHIM_EXPORT ret name params                                                   \
+	{                                                                             \
+		struct shim_target tgt_;                                                 \
+		switch (shim_begin_path(SYM_##name, dirfd, path_, atflags, how,       \
+					HAS_VIA(via), &tgt_)) {                          \
+		case SHIM_DENY:                                                       \
+			return FAIL(ret);                                             \
+		case SHIM_VIA: {                                                      \
+			const int P = tgt_.pfd;                                          \
+			const char *const N = tgt_.leaf;                                 \
+			char pbuf[PATH_MAX];                                          \
+			(void)P, (void)N, (void)pbuf;                                 \
+			ret r_ = (ret)(intptr_t)(via);                                \
+			shim_end(&tgt_);                                                 \
+			return r_;                                                    \
+		}                                                                     \
+		case SHIM_PASS:                                                       \
+		case SHIM_DONE:                                                       \
+		case SHIM_VERIFY:                                                     \
+			break;                                                        \
+		}                                                                     \
+		return REAL(name) args;                                               \
+	}
+
+#define SHAPE_PATH2(name, cls, ret, params, args, da, a, db, b, atflags, via)         \
+	SHIM_EXPORT ret name params                                                   \
+	{                                                                             \
+		struct shim_target ta_, tb_;                                            \
+		switch (shim_begin_path2(SYM_##name, da, a, db, b, atflags, &ta_, &tb_)) { \
+		case SHIM_DENY:                                                       \
+			return FAIL(ret);                                             \
+		case SHIM_VIA: {                                                      \
+			const int P1 = ta_.pfd, P2 = tb_.pfd;                           \
+			const char *const N1 = ta_.leaf, *const N2 = tb_.leaf;          \
+			ret r_ = (ret)(via);                                          \
+			shim_end(&ta_);                                                \
+			shim_end(&tb_);                                                \
+			return r_;                                                    \
+		}                                                                     \
+		case SHIM_PASS:                                                       \
+		case SHIM_DONE:                                                       \
+		case SHIM_VERIFY:                                                     \
+			break;                                                        \
+		}                                                                     \
+		return REAL(name) args;                                               \
+	}
+
+#define SHAPE_FD(name, cls, ret, params, args, fd)                                    \
+	SHIM_EXPORT ret name params                                                   \
+	{                                                                             \
+		if (shim_begin_fd(SYM_##name, fd) == SHIM_DENY)                       \
+			return FAIL(ret);                                             \
+		return REAL(name) args;                                               \
+	}
+
+/* posix_fallocate returns an error number rather than setting errno. */
+#define SHAPE_FDERR(name, cls, ret, params, args, fd)                                 \
+	SHIM_EXPORT ret name params                                                   \
+	{                                                                             \
+		if (shim_begin_fd(SYM_##name, fd) == SHIM_DENY)                       \
+			return errno;                                                 \
+		return REAL(name) args;                                               \
+	}
+
+#define SHAPE_TEMP(name, cls, ret, params, args, path_)                               \
+	SHIM_EXPORT ret name params                                                   \
+	{                                                                             \
+		if (shim_begin_temp(SYM_##name, path_) == SHIM_DENY)                  \
+			return FAIL(ret);                                             \
+		return REAL(name) args;                                               \
+	}
+
+#define SHAPE_NET(name, cls, ret, params, args, fd, sa, len)                          \
+	SHIM_EXPORT ret name params                                                   \
+	{                                                                             \
+		if (shim_begin_net(SYM_##name, fd, sa, len) == SHIM_DENY)             \
+			return FAIL(ret);                                             \
+		return REAL(name) args;                                               \
+	}
+
+#define SHAPE_NETMMSG(name, cls, ret, params, args)                                   \
+	SHIM_EXPORT ret name params                                                   \
+	{                                                                             \
+		for (unsigned i = 0; v && i < n; i++)                                 \
+			if (shim_begin_net(SYM_##name, fd, v[i].msg_hdr.msg_name,     \
+					   v[i].msg_hdr.msg_namelen) == SHIM_DENY)    \
+				return -1;                                            \
+		return REAL(name) args;                                               \
+	}
+
+#define SHAPE_EXEC(name, cls, ret, params, args, envp, deny, callee)                          \
+	SHIM_EXPORT ret name params                                                   \
+	{                                                                             \
+		if (CLASS_##cls == CLASS_spawn &&                                     \
+		    shim_begin_spawn(SYM_##name) == SHIM_DENY)                        \
+			return deny;                                                  \
+		char **ENV = shim_env(envp);                                          \
+		ret r_ = REAL(callee) args;                                           \
+		shim_env_free(ENV, envp);                                             \
+		return r_;                                                            \
+	}
+
+/* execl(path, arg0, ..., NULL[, envp]): gather into a vector and call
+ * the vector form (itself wrapped). */
+#define SHAPE_EXECL(name, cls, ret, params, args, vector, with_envp)                  \
+	SHIM_EXPORT ret name(const char *path, const char *arg, ...)                  \
+	{                                                                             \
+		va_list ap;                                                           \
+		size_t argc = 1;                                                      \
+		va_start(ap, arg);                                                    \
+		while (va_arg(ap, const char *))                               \
+			argc++;                                                       \
+		va_end(ap);                                                           \
+		if (argc > 65536) {                                                   \
+			errno = E2BIG;                                                \
+			return -1;                                                    \
+		}                                                                     \
+		char **argv = __builtin_alloca((argc + 1) * sizeof(char *));          \
+		char *const *envp = NULL;                                             \
+		va_start(ap, arg);                                                    \
+		argv[0] = (char *)arg;                                                \
+		for (size_t i = 1; i < argc; i++)                             \
+			argv[i] = va_arg(ap, char *);                                 \
+		argv[argc] = NULL;                                                    \
+		(void)va_arg(ap, char *); /* the NULL that ends the list */           \
+		if (with_envp)                                                        \
+			envp = va_arg(ap, char *const *);                             \
+		va_end(ap);                                                           \
+		return with_envp ? execve(path, argv, envp) : vector(path, argv);     \
+	}
+
+#define SHAPE_SPAWN(name, cls, ret, params, args, deny, callee)                       \
+	SHIM_EXPORT ret name params                                                   \
+	{                                                                             \
+		if (shim_begin_spawn(SYM_##name) == SHIM_DENY)                        \
+			return deny;                                                  \
+		return REAL(callee) args;                                             \
+	}
+
+#define SYM(name, shape, cls, ret, params, args, ...) \
+	SHAPE_##shape(name, cls, ret, params, args, ##__VA_ARGS__)
+#include "syms.def"
+#undef SYM
