@@ -670,21 +670,102 @@ static int resolve(const char *raw, bool follow, char out[PATH_MAX])
 	return n + (int)llen;
 }
 
+/* Where a path really is, found with as few system calls as possible. */
+struct where {
+	const char *path;             /* the physical path decided on */
+	bool exists;                  /* the target exists */
+	bool parent_exists;           /* its directory exists (when asked) */
+	struct decision d;
+	char res[PATH_MAX];
+};
+
+/* Open @path O_PATH with no symlink allowed anywhere: 0 exists, 1 a symlink
+ * is on the way, -errno otherwise (-ENOENT: missing). */
+static int probe_plain(const char *path, int extra)
+{
+	long fd = sys_openat2(AT_FDCWD, path, O_PATH | O_CLOEXEC | extra, 0,
+			      RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS);
+
+	if (fd >= 0) {
+		close_keep_errno((int)fd);
+		return 0;
+	}
+	if (errno == ELOOP)
+		return 1;
+	if (errno == ENOSYS || errno == EINVAL || errno == EPERM)
+		return 2;  /* no openat2: resolve the slow way */
+	return -errno;
+}
+
+/*
+ * Locate @abs (the lexical form of @raw, which had no ".." when !@dotdot)
+ * and decide @op on it. The common refusal, a path outside every root
+ * with no symlink on the way, costs one openat2 (two when a created file's
+ * directory must be shown to exist); a symlink or ".." costs a full
+ * resolution, one readlink per component. Returns 0 or the -errno with
+ * which the kernel's own walk would fail.
+ */
+static int locate(enum op op, const char *abs, const char *raw, bool dotdot, bool follow,
+		  bool want_parent, struct where *w)
+{
+	int r, e = errno;
+
+	w->parent_exists = true;
+	if (!dotdot) {
+		r = probe_plain(abs, follow ? 0 : O_NOFOLLOW);
+		if (r == 0 || r == -ENOENT) {
+			w->exists = r == 0;
+			if (!w->exists && want_parent) {
+				char parent[PATH_MAX];
+				const char *slash = strrchr(abs, '/');
+				size_t n = slash == abs ? 1 : (size_t)(slash - abs);
+				memcpy(parent, abs, n);
+				parent[n] = '\0';
+				r = probe_plain(parent, O_DIRECTORY);
+				if (r < 0 && r != -ENOENT && r != -ENOTDIR) {
+					errno = e;
+					return r;
+				}
+				w->parent_exists = r == 0;
+			}
+			if (r <= 0) {
+				errno = e;
+				w->path = abs;
+				decide_path(op, abs, &w->d);
+				return 0;
+			}
+		} else if (r < 0) {
+			errno = e;
+			return r;
+		}
+	}
+	r = resolve(raw, follow, w->res);
+	errno = e;
+	if (r < 0)
+		return r;
+	w->path = w->res;
+	w->exists = lexists(w->res);
+	if (!w->exists && want_parent)
+		w->parent_exists = parent_exists(w->res);
+	decide_path(op, w->res, &w->d);
+	return 0;
+}
+
 /* How a refused call would fail first in the kernel (0: it would not). */
-static int first_errno(enum shim_class cls, const char *target)
+static int first_errno(enum shim_class cls, const struct where *w)
 {
 	switch (cls) {
 	case CLASS_create:
 	case CLASS_link:
-		if (lexists(target))
+		if (w->exists)
 			return EEXIST;
-		return parent_exists(target) ? 0 : ENOENT;
+		return w->parent_exists ? 0 : ENOENT;
 	case CLASS_write:
 	case CLASS_delete:
 	case CLASS_rename:
 	case CLASS_metadata:
 	case CLASS_read:
-		return lexists(target) ? 0 : ENOENT;
+		return w->exists ? 0 : ENOENT;
 	case CLASS_connect:
 	case CLASS_bind:
 	case CLASS_exec:
@@ -695,27 +776,32 @@ static int first_errno(enum shim_class cls, const char *target)
 	return 0;
 }
 
+static bool wants_parent(enum shim_class cls)
+{
+	return cls == CLASS_create || cls == CLASS_link;
+}
+
 /*
- * The resolving path: decide on what @raw resolves to. Used when the
- * lexical form is outside every root (a symlink may lead into one), has a
- * "..", or met a symlink on the way.
+ * The resolving path: decide on where @abs really is. Used when the lexical
+ * form is outside every root (a symlink may lead into one), when it has a
+ * "..", or when the fast path met a symlink (@dotdot true forces the full
+ * resolution).
  */
 static enum shim_verdict decide_resolved(const struct call *c, enum op op, enum shim_class cls,
-					 const char *raw, bool follow, int saved_errno)
+					 const char *abs, const char *raw, bool dotdot,
+					 bool follow, int saved_errno)
 {
-	char res[PATH_MAX];
-	struct decision d;
-	int n = resolve(raw, follow, res);
+	struct where w;
+	int n = locate(op, abs, raw, dotdot, follow, wants_parent(cls), &w);
 
 	if (n < 0)
 		return fail(-n);
-	decide_path(op, res, &d);
-	if (d.allow)
-		return allow(c, res, &d, saved_errno, SHIM_PASS);
-	int err = first_errno(cls, res);
+	if (w.d.allow)
+		return allow(c, w.path, &w.d, saved_errno, SHIM_PASS);
+	int err = first_errno(cls, &w);
 	if (err)
 		return fail(err);
-	return refuse(c, res, &d, saved_errno);
+	return refuse(c, w.path, &w.d, saved_errno);
 }
 
 static enum op op_of(enum shim_class cls)
@@ -824,22 +910,21 @@ enum shim_verdict shim_begin_path(enum shim_sym sym, int dirfd, const char *path
 		return fail(-n);
 	decide_path(op, t->abs, &d);
 
-	if (d.allow && op == OP_READ) {
-		/* A symlink may lead into a read-deny entry. */
-		return decide_resolved(&c, op, cls, raw, follow, saved);
+	bool dotdot = has_dotdot(path);
+	if (!d.allow || dotdot || !via || op == OP_READ) {
+		/* Reads get here only with read-deny entries: a symlink may
+		 * lead into one. */
+		return decide_resolved(&c, op, cls, t->abs, raw, dotdot, follow, saved);
 	}
-	if (!d.allow || has_dotdot(path) || !via)
-		return decide_resolved(&c, op, cls, raw, follow, saved);
 	if (strlen(t->abs) == strlen(d.matched) && changes_entry(cls)) {
 		/* The root itself: its entry lives in the parent, outside. */
 		d.allow = false;
 		d.reason = REASON_OUTSIDE_ROOTS;
-		int err = first_errno(cls, t->abs);
-		return err ? fail(err) : refuse(&c, t->abs, &d, saved);
+		return refuse(&c, t->abs, &d, saved);
 	}
 	enum shim_verdict v = prepare_target(&d, follow, ends_with_slash(path), t);
 	if (v == SHIM_PASS)
-		return decide_resolved(&c, op, cls, raw, follow, saved);
+		return decide_resolved(&c, op, cls, t->abs, raw, true, follow, saved);
 	if (v == SHIM_DENY)
 		return SHIM_DENY;
 	return allow(&c, t->abs, &d, saved, SHIM_VIA);
@@ -952,24 +1037,23 @@ enum shim_verdict shim_begin_open(enum shim_sym sym, int dirfd, const char *path
 	}
 
 	/* The resolving path. */
-	char res[PATH_MAX];
-	n = resolve(raw, !(flags & O_NOFOLLOW), res);
+	struct where w;
+	n = locate(OP_WRITE, t.abs, raw, has_dotdot(path) || d.allow, !(flags & O_NOFOLLOW),
+		   creat, &w);
 	if (n < 0)
 		return fail(-n);
-	decide_path(OP_WRITE, res, &d);
-	if (d.allow)
-		return allow(&c, res, &d, saved, SHIM_PASS);
-	bool exists = lexists(res);
-	if (creat && exists && (flags & O_EXCL))
+	if (w.d.allow)
+		return allow(&c, w.path, &w.d, saved, SHIM_PASS);
+	if (creat && w.exists && (flags & O_EXCL))
 		return fail(EEXIST);
-	if (creat && exists && !write) {
+	if (creat && w.exists && !write) {
 		/* O_CREAT on an existing file, opened read-only: a read. */
 		return read_open(&c, saved);
 	}
-	if (!exists && (!creat || !parent_exists(res)))
+	if (!w.exists && (!creat || !w.parent_exists))
 		return fail(ENOENT);
-	c.op = exists ? "write" : "create";
-	return refuse(&c, res, &d, saved);
+	c.op = w.exists ? "write" : "create";
+	return refuse(&c, w.path, &w.d, saved);
 }
 
 bool shim_check_opened_read(enum shim_sym sym, const char *path, int fd)
@@ -1076,19 +1160,10 @@ enum shim_verdict shim_begin_temp(enum shim_sym sym, const char *path)
 	if (n < 0)
 		return fail(-n);
 	decide_path(OP_WRITE, t.abs, &d);
-	if (d.allow && !has_dotdot(path)) {
-		/* The directory the file lands in may be a symlink out. */
-		return decide_resolved(&c, OP_WRITE, CLASS_create, raw, false, saved);
-	}
-	n = resolve(raw, false, t.rel);
-	if (n < 0)
-		return fail(-n);
-	decide_path(OP_WRITE, t.rel, &d);
-	if (d.allow)
-		return allow(&c, t.rel, &d, saved, SHIM_PASS);
-	if (!parent_exists(t.rel))
-		return fail(ENOENT);
-	return refuse(&c, t.rel, &d, saved);
+	/* Allowed or not, the directory the file lands in may be a symlink
+	 * (out of a root, or into one): decide on where it really is. */
+	return decide_resolved(&c, OP_WRITE, CLASS_create, t.abs, raw, has_dotdot(path), false,
+			       saved);
 }
 
 /* "1.2.3.4:443/tcp", "[::1]:80/udp", "unix:@name" */
