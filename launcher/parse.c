@@ -65,8 +65,8 @@ const struct directive directives[] = {
 	  "one line of text, or one JSON object, per decision" },
 	{ "log-summary", ARG_ENUM, bool_names, offsetof(struct policy, log_summary), 0, "yes|no",
 	  "print the refusals counted by operation when each process exits" },
-	{ "log-file", ARG_LOGFILE, NULL, 0, 0, "PATH|stderr",
-	  "where the log goes; PATH is absolute and should lie outside every write root" },
+	{ "log-file", ARG_LOGFILE, NULL, 0, 0, "PATH|fd:N|stderr",
+	  "where the log goes: an absolute PATH (outside every write root), an open descriptor, or stderr" },
 	{ NULL, 0, NULL, 0, 0, NULL, NULL },
 };
 
@@ -607,7 +607,15 @@ static int set_logfile(struct parse_ctx *ctx, const char *file, unsigned line,
 	char *copy = NULL;
 
 	(void)d;
-	if (strcmp(arg, "stderr") != 0) {
+	if (strncmp(arg, "fd:", 3) == 0) {
+		unsigned long fd;
+		const char *end;
+		if (parse_uint(arg + 3, INT_MAX, &fd, &end) < 0 || *end || !(copy = strdup(arg))) {
+			perr(ctx, file, line, "bad log file '%s': expected fd:N with N a descriptor number",
+			     arg);
+			return -1;
+		}
+	} else if (strcmp(arg, "stderr") != 0) {
 		if (expand_absolute(ctx, file, line, arg, expanded) < 0)
 			return -1;
 		if (path_normalize(expanded, norm) < 0 || !(copy = strdup(norm))) {

@@ -29,6 +29,7 @@
 #include <linux/openat2.h>
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -338,6 +339,13 @@ static void save_env(void)
 	}
 }
 
+/* Refusals are counted per process: a child starts from zero. */
+static void reset_counts(void)
+{
+	for (int c = 0; c < CLASS__COUNT; c++)
+		atomic_store_explicit(&refusals[c], 0, memory_order_relaxed);
+}
+
 static void shim_init(void)
 {
 	struct parse_ctx ctx;
@@ -362,7 +370,10 @@ static void shim_init(void)
 	if (ctx.errors)
 		broken = true;
 
-	if (pol.log_file) {
+	if (pol.log_file && strncmp(pol.log_file, "fd:", 3) == 0) {
+		/* Handed over open (and kept across exec) by whoever started us. */
+		log_fd = atoi(pol.log_file + 3);
+	} else if (pol.log_file) {
 		int fd = (int)syscall(SYS_openat, AT_FDCWD, pol.log_file,
 				      O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOCTTY, 0600);
 		if (fd >= 0) {
@@ -376,6 +387,7 @@ static void shim_init(void)
 			config_error(NULL, pol.log_file, 0, "unable to open the log file; logging to stderr");
 		}
 	}
+	pthread_atfork(NULL, NULL, reset_counts);
 	run_mode = pol.mode.value;
 	log_level = pol.log.value;
 	log_format = pol.log_format.value;
@@ -596,6 +608,17 @@ static int root_fd(struct pathset_entry *e)
 	}
 	atomic_fetch_add(&root_fds_open, 1);
 	return fd;
+}
+
+/* The program closed our descriptor (closefrom, close_range): open the
+ * root again on next use. */
+static void forget_root_fd(struct pathset_entry *e, int fd)
+{
+	int expected = fd;
+
+	if (__atomic_compare_exchange_n(&e->fd, &expected, -1, false, __ATOMIC_ACQ_REL,
+					__ATOMIC_ACQUIRE))
+		atomic_fetch_sub(&root_fds_open, 1);
 }
 
 /*
@@ -851,6 +874,8 @@ static enum shim_verdict prepare_target(const struct decision *d, bool follow, b
 		if (fd < 0) {
 			if (errno == ENOSYS)
 				no_openat2 = true;
+			if (errno == EBADF)
+				forget_root_fd(e, rfd);
 			if (errno == EXDEV || errno == ELOOP || errno == ENOSYS || errno == EBADF ||
 			    errno == EINVAL || errno == EPERM || errno == EAGAIN)
 				return SHIM_PASS;
@@ -1028,6 +1053,8 @@ enum shim_verdict shim_begin_open(enum shim_sym sym, int dirfd, const char *path
 			}
 			if (errno == ENOSYS)
 				no_openat2 = true;
+			if (errno == EBADF)
+				forget_root_fd(e, rfd);
 			if (errno != EXDEV && errno != ELOOP && errno != ENOSYS && errno != EINVAL &&
 			    errno != EPERM && errno != EBADF && errno != EAGAIN) {
 				*result = -1;
