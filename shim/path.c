@@ -85,15 +85,59 @@ static int walk_lexical(char *out, size_t *len, const char *p)
 	return 0;
 }
 
+/*
+ * Is @p (length @n) already in canonical form, apart from a leading '/':
+ * no empty, "." or ".." component and no trailing '/'? Most paths are, and
+ * copying them is cheaper than walking them.
+ */
+static bool is_clean(const char *p, size_t n)
+{
+	const char *end = p + n, *c = p;
+
+	if (n == 0 || p[n - 1] == '/')
+		return n == 1 && p[0] == '/';
+	if (*c == '/')
+		c++;
+	for (;;) {
+		/* @c starts a component */
+		if (c == end || *c == '/')
+			return false;
+		if (c[0] == '.' && (c + 1 == end || c[1] == '/' ||
+				    (c[1] == '.' && (c + 2 == end || c[2] == '/'))))
+			return false;
+		const char *slash = memchr(c, '/', (size_t)(end - c));
+		if (!slash)
+			return true;
+		c = slash + 1;
+	}
+}
+
 int path_absolute(const char *base, const char *in, char *out)
 {
-	size_t len = 1;
+	size_t len = 1, inlen;
 	int err;
 
 	if (!in || !*in || !out)
 		return -EINVAL;
-	if (bounded_len(in) >= PATH_MAX)
+	inlen = bounded_len(in);
+	if (inlen >= PATH_MAX)
 		return -ENAMETOOLONG;
+	if (in[0] == '/' && is_clean(in, inlen)) {
+		memcpy(out, in, inlen + 1);
+		return (int)inlen;
+	}
+	if (in[0] != '/' && base && base[0] == '/' && is_clean(in, inlen)) {
+		size_t blen = bounded_len(base);
+		if (blen < PATH_MAX && is_clean(base, blen)) {
+			size_t sep = blen > 1;
+			if (blen + sep + inlen >= PATH_MAX)
+				return -ENAMETOOLONG;
+			memcpy(out, base, blen);
+			out[blen] = '/';
+			memcpy(out + blen + sep, in, inlen + 1);
+			return (int)(blen + sep + inlen);
+		}
+	}
 	out[0] = '/';
 	out[1] = '\0';
 	if (in[0] != '/') {

@@ -62,7 +62,7 @@ const struct shim_symbol shim_symbols[SYM__COUNT] = {
 
 const char *const shim_class_names[CLASS__COUNT] = {
 	"create", "write", "delete", "rename", "link", "metadata",
-	"read", "connect", "bind", "exec", "spawn",
+	"read", "connect", "bind", "exec", "spawn", "cwd",
 };
 
 static struct policy pol;
@@ -134,13 +134,98 @@ static int fd_path(int fd, char buf[PATH_MAX])
 	return (int)n;
 }
 
-/* The directory a relative path is taken from. */
-static int base_dir(int dirfd, char buf[PATH_MAX])
+/*
+ * The working directory, cached: a relative path would otherwise cost a
+ * getcwd(2) per call, as much as the call itself on these machines. The
+ * cache is a seqlock (readers copy and retry, never wait) refilled lazily
+ * after chdir/fchdir. libc's own nftw(FTW_CHDIR) and fts change directory
+ * through internal calls the shim cannot see: once one of them runs, the
+ * cache is never trusted again in that process.
+ *
+ * The cache only ever decides; the kernel still walks from the real working
+ * directory (openat2(AT_FDCWD, path, RESOLVE_BENEATH)), so a stale cache can
+ * never make a call act on another file than the one the program named.
+ */
+static struct {
+	atomic_uint seq;                /* odd while being written */
+	bool valid;
+	atomic_bool untrusted;
+	size_t len;
+	char path[PATH_MAX];
+} cwd_cache;
+
+void shim_cwd_changed(bool untrusted)
 {
+	unsigned s = atomic_load(&cwd_cache.seq);
+
+	if (untrusted)
+		atomic_store(&cwd_cache.untrusted, true);
+	/* Become the writer, or let the writer at work finish: it bumps the
+	 * sequence again, and a reader seeing an odd number falls back. */
+	for (;;) {
+		while (s & 1)
+			s = atomic_load(&cwd_cache.seq);
+		if (atomic_compare_exchange_weak(&cwd_cache.seq, &s, s + 1))
+			break;
+	}
+	cwd_cache.valid = false;
+	atomic_store(&cwd_cache.seq, s + 2);
+}
+
+/* Copy the cached working directory into @buf: its length, or 0. */
+static size_t cwd_cached(char buf[PATH_MAX])
+{
+	if (atomic_load_explicit(&cwd_cache.untrusted, memory_order_relaxed))
+		return 0;
+	for (int tries = 0; tries < 4; tries++) {
+		unsigned s = atomic_load_explicit(&cwd_cache.seq, memory_order_acquire);
+		if (s & 1)
+			continue;
+		if (!cwd_cache.valid)
+			return 0;
+		size_t n = cwd_cache.len;
+		if (n >= PATH_MAX)
+			return 0;
+		memcpy(buf, cwd_cache.path, n);
+		buf[n] = '\0';
+		atomic_thread_fence(memory_order_acquire);
+		if (atomic_load_explicit(&cwd_cache.seq, memory_order_relaxed) == s)
+			return n;
+	}
+	return 0;
+}
+
+static void cwd_fill(const char *cwd)
+{
+	unsigned s = atomic_load(&cwd_cache.seq);
+
+	if ((s & 1) || cwd_cache.valid || atomic_load(&cwd_cache.untrusted))
+		return;
+	if (!atomic_compare_exchange_strong(&cwd_cache.seq, &s, s + 1))
+		return;  /* another thread is at it */
+	size_t n = strlen(cwd);
+	memcpy(cwd_cache.path, cwd, n + 1);
+	cwd_cache.len = n;
+	cwd_cache.valid = true;
+	atomic_store_explicit(&cwd_cache.seq, s + 2, memory_order_release);
+}
+
+/* The directory a relative path is taken from; *@cached tells whether it
+ * came from the cache rather than the kernel. */
+static int base_dir(int dirfd, char buf[PATH_MAX], bool *cached)
+{
+	*cached = false;
 	if (dirfd == AT_FDCWD) {
+		if (cwd_cached(buf)) {
+			*cached = true;
+			return 0;
+		}
 		if (syscall(SYS_getcwd, buf, PATH_MAX) < 0)
 			return -errno;
-		return buf[0] == '/' ? 0 : -ENOENT;  /* "(unreachable)" */
+		if (buf[0] != '/')
+			return -ENOENT;  /* "(unreachable)" */
+		cwd_fill(buf);
+		return 0;
 	}
 	int n = fd_path(dirfd, buf);
 	if (n < 0)
@@ -629,8 +714,10 @@ static int absolute(int dirfd, const char *path, int atflags, struct shim_target
 		    char raw[PATH_MAX])
 {
 	char base[PATH_MAX];
+	bool cached;
 	int n;
 
+	t->cwd_len = 0;
 	if (path[0] == '/') {
 		n = path_normalize(path, t->abs);
 		if (n < 0)
@@ -641,9 +728,11 @@ static int absolute(int dirfd, const char *path, int atflags, struct shim_target
 	}
 	if (path[0] == '\0' && !(atflags & AT_EMPTY_PATH))
 		return -ENOENT;
-	n = base_dir(dirfd, base);
+	n = base_dir(dirfd, base, &cached);
 	if (n < 0)
 		return n;
+	if (cached)
+		t->cwd_len = strlen(base);
 	n = path_absolute(base, path[0] ? path : ".", t->abs);
 	if (n < 0)
 		return n;
@@ -793,6 +882,7 @@ static int first_errno(enum shim_class cls, const struct where *w)
 	case CLASS_bind:
 	case CLASS_exec:
 	case CLASS_spawn:
+	case CLASS_cwd:
 	case CLASS__COUNT:
 		break;
 	}
@@ -839,71 +929,111 @@ static bool changes_entry(enum shim_class cls)
 	       cls == CLASS_link;
 }
 
+static bool ends_with_slash(const char *p)
+{
+	size_t n = strlen(p);
+	return n > 1 && p[n - 1] == '/';
+}
+
 /*
- * The fast path for one allowed path: open the parent beneath the root and
- * name the last component. Returns SHIM_VIA, SHIM_DENY (errno set: the
- * parent does not exist), or SHIM_PASS to mean "take the resolving path".
+ * Where the kernel walks from for an allowed call, and what it walks: the
+ * real working directory and the path as given, when the cached working
+ * directory decided and lies within the root; otherwise the root's
+ * descriptor and the lexical remainder beneath it. Returns the descriptor
+ * (possibly AT_FDCWD), or -1 for "take the resolving path".
  */
-static enum shim_verdict prepare_target(const struct decision *d, bool follow, bool slash,
-					struct shim_target *t)
+static int anchor(const struct decision *d, const struct shim_target *t, const char *given,
+		  char rel[PATH_MAX], struct pathset_entry **ep)
 {
 	struct pathset_entry *e = entry_of(d);
-	int rfd = e ? root_fd(e) : -1;
-	size_t rlen = e ? e->len : 0;
-	const char *rel, *last;
-	size_t alen = strlen(t->abs);
+	size_t n;
 
-	if (rfd < 0 || no_openat2 || alen == rlen)
+	*ep = e;
+	if (!e || no_openat2)
+		return -1;
+	if (t->cwd_len && e->len <= t->cwd_len && given[0] != '/') {
+		n = strlen(given);
+		memcpy(rel, given, n + 1);
+		return AT_FDCWD;
+	}
+	int rfd = root_fd(e);
+	if (rfd < 0)
+		return -1;
+	size_t alen = strlen(t->abs);
+	const char *r = alen == e->len ? "." : t->abs + (e->len == 1 ? 1 : e->len + 1);
+	n = strlen(r);
+	memcpy(rel, r, n + 1);
+	if (ends_with_slash(given) && n + 1 < PATH_MAX) {
+		rel[n] = '/';
+		rel[n + 1] = '\0';
+	}
+	return rfd;
+}
+
+/* openat2() said no for a reason that is not about the file: fall back. */
+static bool walk_failed(struct pathset_entry *e, int afd)
+{
+	if (errno == ENOSYS)
+		no_openat2 = true;
+	if (errno == EBADF && afd >= 0)
+		forget_root_fd(e, afd);
+	return errno == EXDEV || errno == ELOOP || errno == ENOSYS || errno == EBADF ||
+	       errno == EINVAL || errno == EPERM || errno == EAGAIN;
+}
+
+/*
+ * The fast path for one allowed path: open its directory beneath the
+ * anchor and name the last component. Returns SHIM_VIA, SHIM_DENY (errno
+ * set: the directory is not there), or SHIM_PASS: take the resolving path.
+ */
+static enum shim_verdict prepare_target(const struct decision *d, const char *given, bool follow,
+					struct shim_target *t)
+{
+	char rel[PATH_MAX];
+	struct pathset_entry *e;
+	int afd = anchor(d, t, given, rel, &e);
+	size_t n = strlen(rel);
+	bool slash = false;
+
+	if (afd == -1)
 		return SHIM_PASS;
-	rel = t->abs + (rlen == 1 ? 1 : rlen + 1);
-	last = strrchr(t->abs, '/') + 1;
-	size_t llen = strlen(last);
-	if (llen + 2 > sizeof(t->rel))
+	while (n > 1 && rel[n - 1] == '/') {
+		rel[--n] = '\0';
+		slash = true;
+	}
+	char *last = strrchr(rel, '/');
+	const char *leaf = last ? last + 1 : rel;
+	size_t llen = strlen(leaf);
+	if (!llen || llen + 2 > sizeof(t->rel) || (llen == 1 && leaf[0] == '.') ||
+	    (llen == 2 && leaf[0] == '.' && leaf[1] == '.'))
 		return SHIM_PASS;
 
 	t->close_pfd = false;
-	if (last == rel) {
-		t->pfd = rfd;
+	if (!last) {
+		t->pfd = afd;
 	} else {
-		size_t plen = (size_t)(last - 1 - rel);
-		char parent[PATH_MAX];
-		memcpy(parent, rel, plen);
-		parent[plen] = '\0';
-		long fd = sys_openat2(rfd, parent, O_PATH | O_DIRECTORY | O_CLOEXEC, 0,
+		*last = '\0';
+		long fd = sys_openat2(afd, last == rel ? "/" : rel, O_PATH | O_DIRECTORY | O_CLOEXEC, 0,
 				      RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS);
-		if (fd < 0) {
-			if (errno == ENOSYS)
-				no_openat2 = true;
-			if (errno == EBADF)
-				forget_root_fd(e, rfd);
-			if (errno == EXDEV || errno == ELOOP || errno == ENOSYS || errno == EBADF ||
-			    errno == EINVAL || errno == EPERM || errno == EAGAIN)
-				return SHIM_PASS;
-			return SHIM_DENY;
-		}
+		if (fd < 0)
+			return walk_failed(e, afd) ? SHIM_PASS : SHIM_DENY;
 		t->pfd = (int)fd;
 		t->close_pfd = true;
 	}
-	memcpy(t->rel, last, llen);
+	memcpy(t->rel, leaf, llen);
 	if (slash)
 		t->rel[llen++] = '/';
 	t->rel[llen] = '\0';
 	t->leaf = t->rel;
 	if (follow) {
 		struct stat st;
-		if (syscall(SYS_newfstatat, t->pfd, last, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+		if (syscall(SYS_newfstatat, t->pfd, leaf, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
 		    S_ISLNK(st.st_mode)) {
 			shim_end(t);
 			return SHIM_PASS;
 		}
 	}
 	return SHIM_VIA;
-}
-
-static bool ends_with_slash(const char *p)
-{
-	size_t n = strlen(p);
-	return n > 1 && p[n - 1] == '/';
 }
 
 enum shim_verdict shim_begin_path(enum shim_sym sym, int dirfd, const char *path, int atflags,
@@ -947,7 +1077,7 @@ enum shim_verdict shim_begin_path(enum shim_sym sym, int dirfd, const char *path
 		d.reason = REASON_OUTSIDE_ROOTS;
 		return refuse(&c, t->abs, &d, saved);
 	}
-	enum shim_verdict v = prepare_target(&d, follow, ends_with_slash(path), t);
+	enum shim_verdict v = prepare_target(&d, path, follow, t);
 	if (v == SHIM_PASS)
 		return decide_resolved(&c, op, cls, t->abs, raw, true, follow, saved);
 	if (v == SHIM_DENY)
@@ -1032,31 +1162,18 @@ enum shim_verdict shim_begin_open(enum shim_sym sym, int dirfd, const char *path
 	c.op = creat ? "create" : "write";
 	decide_path(OP_WRITE, t.abs, &d);
 
-	if (d.allow && !has_dotdot(path) && !no_openat2) {
-		struct pathset_entry *e = entry_of(&d);
-		int rfd = e ? root_fd(e) : -1;
-		if (rfd >= 0) {
-			char rel[PATH_MAX];
-			size_t alen = strlen(t.abs), rlen = e->len;
-			const char *r = alen == rlen ? "." : t.abs + (rlen == 1 ? 1 : rlen + 1);
-			size_t len = strlen(r);
-			memcpy(rel, r, len + 1);
-			if (ends_with_slash(path) && len + 1 < sizeof(rel)) {
-				rel[len] = '/';
-				rel[len + 1] = '\0';
-			}
-			long fd = sys_openat2(rfd, rel, flags, mode,
+	if (d.allow && !has_dotdot(path)) {
+		char rel[PATH_MAX];
+		struct pathset_entry *e;
+		int afd = anchor(&d, &t, path, rel, &e);
+		if (afd != -1) {
+			long fd = sys_openat2(afd, rel, flags, mode,
 					      RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS);
 			if (fd >= 0) {
 				*result = (int)fd;
 				return allow(&c, t.abs, &d, saved, SHIM_DONE);
 			}
-			if (errno == ENOSYS)
-				no_openat2 = true;
-			if (errno == EBADF)
-				forget_root_fd(e, rfd);
-			if (errno != EXDEV && errno != ELOOP && errno != ENOSYS && errno != EINVAL &&
-			    errno != EPERM && errno != EBADF && errno != EAGAIN) {
+			if (!walk_failed(e, afd)) {
 				*result = -1;
 				return SHIM_DONE;
 			}
@@ -1331,6 +1448,8 @@ const char *shim_proc_path(int pfd, const char *name, char buf[PATH_MAX])
 {
 	size_t n = 14, l = strlen(name);
 
+	if (pfd == AT_FDCWD)
+		return name;
 	memcpy(buf, "/proc/self/fd/", 14);
 	n += utoa(buf + n, (unsigned long)pfd);
 	if (n + 1 + l >= PATH_MAX)

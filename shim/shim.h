@@ -33,7 +33,7 @@ enum shim_verdict { SHIM_PASS, SHIM_DENY, SHIM_VIA, SHIM_DONE, SHIM_VERIFY };
 /* Operation classes, as in syms.def. */
 enum shim_class {
 	CLASS_create, CLASS_write, CLASS_delete, CLASS_rename, CLASS_link, CLASS_metadata,
-	CLASS_read, CLASS_connect, CLASS_bind, CLASS_exec, CLASS_spawn,
+	CLASS_read, CLASS_connect, CLASS_bind, CLASS_exec, CLASS_spawn, CLASS_cwd,
 	CLASS__COUNT
 };
 
@@ -58,6 +58,8 @@ struct shim_target {
 	int pfd;                   /* directory to act in */
 	const char *leaf;          /* last component, relative to pfd */
 	bool close_pfd;
+	size_t cwd_len;            /* the path is relative to a cached working
+	                              directory this long (0: it is not) */
 	char abs[PATH_MAX];        /* lexical absolute path, for the log */
 	char rel[PATH_MAX];        /* scratch: the parent, relative to a root */
 };
@@ -99,6 +101,10 @@ enum shim_verdict shim_begin_temp(enum shim_sym sym, const char *path);
 /* Network. */
 enum shim_verdict shim_begin_net(enum shim_sym sym, int fd, const struct sockaddr *sa,
 				 socklen_t len);
+/* The working directory changed (chdir, fchdir succeeded), or may change
+ * unseen from now on (@untrusted: libc's nftw/fts, unshare(CLONE_FS)). */
+void shim_cwd_changed(bool untrusted);
+
 /* A new process; exec keeps the shim through shim_env(). */
 enum shim_verdict shim_begin_spawn(enum shim_sym sym);
 

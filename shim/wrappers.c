@@ -8,6 +8,9 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <fts.h>
+#include <ftw.h>
+#include <sched.h>
 #include <spawn.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -285,6 +288,23 @@ static inline int shim_novia(void)
 			envp = va_arg(ap, char *const *);                             \
 		va_end(ap);                                                           \
 		return with_envp ? execve(path, argv, envp) : vector(path, argv);     \
+	}
+
+#define SHAPE_CWD(name, cls, ret, params, args)                                       \
+	SHIM_EXPORT ret name params                                                   \
+	{                                                                             \
+		ret r_ = REAL(name) args;                                             \
+		if (r_ == 0)                                                          \
+			shim_cwd_changed(false);                                      \
+		return r_;                                                            \
+	}
+
+#define SHAPE_CWDX(name, cls, ret, params, args, when)                                \
+	SHIM_EXPORT ret name params                                                   \
+	{                                                                             \
+		if (when)                                                             \
+			shim_cwd_changed(true);                                       \
+		return REAL(name) args;                                               \
 	}
 
 #define SHAPE_SPAWN(name, cls, ret, params, args, deny, callee)                       \
