@@ -81,18 +81,12 @@ static void putj(struct out *o, const char *s)
 	put(o, "\"", 1);
 }
 
-/* A path in text: as is, unless it holds a control character, then quoted
- * with C escapes, so one event stays one line. */
-static void putt(struct out *o, const char *s)
+/* A path in quotes, with control characters, '"' and '\\' as octal
+ * escapes, so one event stays one line. */
+static void putq(struct out *o, const char *s)
 {
 	const char *c;
 
-	for (c = s; *c && (unsigned char)*c >= 0x20 && *c != 0x7f; c++)
-		;
-	if (!*c) {
-		puts_(o, s);
-		return;
-	}
 	put(o, "\"", 1);
 	for (c = s; *c; c++) {
 		unsigned char ch = (unsigned char)*c;
@@ -105,6 +99,19 @@ static void putt(struct out *o, const char *s)
 		}
 	}
 	put(o, "\"", 1);
+}
+
+/* A path in text: as is, unless it holds a character that needs putq. */
+static void putt(struct out *o, const char *s)
+{
+	const char *c;
+
+	for (c = s; *c && (unsigned char)*c >= 0x20 && *c != 0x7f; c++)
+		;
+	if (*c)
+		putq(o, s);
+	else
+		puts_(o, s);
 }
 
 size_t log_format_flags(char *buf, size_t size, enum log_flags_kind kind, int flags)
@@ -215,6 +222,7 @@ static const char *hint(const struct log_event *ev, char *buf, size_t size)
 	case REASON_SUBPROCESS:
 		puts_(&o, "subprocess yes");
 		break;
+	case REASON_POLICY_UNREADABLE:
 	case REASON_READ_DENY:
 	case REASON_WRITE_ROOT:
 	case REASON_READ_DEFAULT:
@@ -328,9 +336,7 @@ size_t log_format_event(char *buf, size_t size, const struct log_event *ev,
 	}
 	if (ev->given && ev->target && strcmp(ev->given, ev->target) != 0) {
 		puts_(&o, ", as ");
-		put(&o, "\"", 1);
-		putt(&o, ev->given);
-		put(&o, "\"", 1);
+		putq(&o, ev->given);
 	}
 	puts_(&o, ") pid ");
 	putu(&o, (unsigned long)ev->pid);

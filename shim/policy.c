@@ -238,6 +238,7 @@ const char *reason_text(enum reason r)
 	case REASON_NET_FAMILY:       return "address family not allowed by the network mode";
 	case REASON_NET_LOCAL:        return "local to the kernel";
 	case REASON_SUBPROCESS:       return "subprocesses are not allowed";
+	case REASON_POLICY_UNREADABLE: return "the policy could not be read: everything is refused";
 	}
 	return "?";
 }

@@ -118,6 +118,7 @@ enum reason {
 	REASON_NET_FAMILY,            /* deny: address family refused */
 	REASON_NET_LOCAL,             /* allow: AF_UNSPEC / AF_NETLINK */
 	REASON_SUBPROCESS,            /* deny: subprocess no */
+	REASON_POLICY_UNREADABLE,     /* deny: the shim could not read its policy */
 };
 
 struct decision {

@@ -316,13 +316,15 @@ static void config_error(void *arg, const char *file, unsigned line, const char 
 		n += l_;                                                    \
 	} while (0)
 	ADD("cordon: ");
-	ADD(file);
-	if (line) {
-		utoa(num, line);
-		ADD(":");
-		ADD(num);
+	if (file) {
+		ADD(file);
+		if (line) {
+			utoa(num, line);
+			ADD(":");
+			ADD(num);
+		}
+		ADD(": ");
 	}
-	ADD(": ");
 	ADD(msg);
 #undef ADD
 	buf[n++] = '\n';
@@ -478,7 +480,7 @@ static void shim_init(void)
 	log_format = pol.log_format.value;
 	if (broken) {
 		run_mode = MODE_ENFORCE;
-		config_error(NULL, "cordon", 0,
+		config_error(NULL, NULL, 0,
 			     "the policy could not be read: every write, network call and "
 			     "subprocess is refused");
 	}
@@ -562,7 +564,7 @@ static void shim_summary(void)
 
 __attribute__((destructor)) static void shim_dtor(void)
 {
-	if (atomic_load(&state) == 2 && pol.log_summary.value)
+	if (atomic_load(&state) == 2 && pol.log_summary.value && run_mode != MODE_OFF)
 		shim_summary();
 }
 
@@ -614,7 +616,11 @@ static void log_event(const struct call *c, const char *verdict, const char *tar
 static enum shim_verdict refuse(const struct call *c, const char *target,
 				const struct decision *d, int saved_errno)
 {
-	atomic_fetch_add_explicit(&refusals[shim_symbols[c->sym].cls], 1, memory_order_relaxed);
+	int cls = shim_symbols[c->sym].cls;
+	for (int i = 0; i < CLASS__COUNT; i++)
+		if (strcmp(shim_class_names[i], c->op) == 0)
+			cls = i;  /* open counts as create or write, as logged */
+	atomic_fetch_add_explicit(&refusals[cls], 1, memory_order_relaxed);
 	if (run_mode == MODE_WARN) {
 		if (log_level != LOG_OFF)
 			log_event(c, "warn", target, d);
@@ -647,7 +653,7 @@ static void decide_path(enum op op, const char *path, struct decision *d)
 {
 	if (broken) {
 		d->allow = op == OP_READ;
-		d->reason = op == OP_READ ? REASON_READ_DEFAULT : REASON_OUTSIDE_ROOTS;
+		d->reason = op == OP_READ ? REASON_READ_DEFAULT : REASON_POLICY_UNREADABLE;
 		d->rule = NULL;
 		d->matched = NULL;
 		return;
@@ -863,9 +869,18 @@ static int locate(enum op op, const char *abs, const char *raw, bool dotdot, boo
 	return 0;
 }
 
+/* Which end of a call a path is: its only path, or the source or the
+ * destination of a rename or link. The kernel looks every end up before
+ * it checks permission, and fails differently for each. */
+enum role { ROLE_ONLY, ROLE_SOURCE, ROLE_DEST };
+
 /* How a refused call would fail first in the kernel (0: it would not). */
-static int first_errno(enum shim_class cls, const struct where *w)
+static int first_errno(enum shim_class cls, enum role role, const struct where *w)
 {
+	if (role == ROLE_SOURCE)
+		return w->exists ? 0 : ENOENT;
+	if (role == ROLE_DEST && cls == CLASS_rename)
+		return w->parent_exists ? 0 : ENOENT;
 	switch (cls) {
 	case CLASS_create:
 	case CLASS_link:
@@ -889,9 +904,30 @@ static int first_errno(enum shim_class cls, const struct where *w)
 	return 0;
 }
 
-static bool wants_parent(enum shim_class cls)
+static bool wants_parent(enum shim_class cls, enum role role)
 {
-	return cls == CLASS_create || cls == CLASS_link;
+	return role == ROLE_DEST || (role == ROLE_ONLY && (cls == CLASS_create || cls == CLASS_link));
+}
+
+/* A refusal held back until both ends of a rename or link are looked up. */
+struct pending {
+	bool set;
+	struct decision d;
+	char path[PATH_MAX];
+};
+
+static enum shim_verdict refuse_or_hold(const struct call *c, const char *target,
+					const struct decision *d, int saved, struct pending *hold)
+{
+	if (!hold)
+		return refuse(c, target, d, saved);
+	hold->set = true;
+	hold->d = *d;
+	size_t n = strlen(target);
+	memcpy(hold->path, target, n < PATH_MAX ? n + 1 : PATH_MAX);
+	hold->path[PATH_MAX - 1] = '\0';
+	errno = saved;
+	return SHIM_PASS;
 }
 
 /*
@@ -901,20 +937,21 @@ static bool wants_parent(enum shim_class cls)
  * resolution).
  */
 static enum shim_verdict decide_resolved(const struct call *c, enum op op, enum shim_class cls,
-					 const char *abs, const char *raw, bool dotdot,
-					 bool follow, int saved_errno)
+					 enum role role, const char *abs, const char *raw,
+					 bool dotdot, bool follow, int saved_errno,
+					 struct pending *hold)
 {
 	struct where w;
-	int n = locate(op, abs, raw, dotdot, follow, wants_parent(cls), &w);
+	int n = locate(op, abs, raw, dotdot, follow, wants_parent(cls, role), &w);
 
 	if (n < 0)
 		return fail(-n);
 	if (w.d.allow)
 		return allow(c, w.path, &w.d, saved_errno, SHIM_PASS);
-	int err = first_errno(cls, &w);
+	int err = first_errno(cls, role, &w);
 	if (err)
 		return fail(err);
-	return refuse(c, w.path, &w.d, saved_errno);
+	return refuse_or_hold(c, w.path, &w.d, saved_errno, hold);
 }
 
 static enum op op_of(enum shim_class cls)
@@ -1036,8 +1073,9 @@ static enum shim_verdict prepare_target(const struct decision *d, const char *gi
 	return SHIM_VIA;
 }
 
-enum shim_verdict shim_begin_path(enum shim_sym sym, int dirfd, const char *path, int atflags,
-				  bool follow, bool via, struct shim_target *t)
+static enum shim_verdict begin_path(enum shim_sym sym, enum role role, int dirfd,
+				    const char *path, int atflags, bool follow, bool via,
+				    struct shim_target *t, struct pending *hold)
 {
 	enum shim_class cls = shim_symbols[sym].cls;
 	enum op op = op_of(cls);
@@ -1069,20 +1107,39 @@ enum shim_verdict shim_begin_path(enum shim_sym sym, int dirfd, const char *path
 	if (!d.allow || dotdot || !via || op == OP_READ) {
 		/* Reads get here only with read-deny entries: a symlink may
 		 * lead into one. */
-		return decide_resolved(&c, op, cls, t->abs, raw, dotdot, follow, saved);
+		return decide_resolved(&c, op, cls, role, t->abs, raw, dotdot, follow, saved, hold);
 	}
 	if (strlen(t->abs) == strlen(d.matched) && changes_entry(cls)) {
 		/* The root itself: its entry lives in the parent, outside. */
 		d.allow = false;
 		d.reason = REASON_OUTSIDE_ROOTS;
-		return refuse(&c, t->abs, &d, saved);
+		return refuse_or_hold(&c, t->abs, &d, saved, hold);
 	}
 	enum shim_verdict v = prepare_target(&d, path, follow, t);
 	if (v == SHIM_PASS)
-		return decide_resolved(&c, op, cls, t->abs, raw, true, follow, saved);
+		return decide_resolved(&c, op, cls, role, t->abs, raw, true, follow, saved, hold);
 	if (v == SHIM_DENY)
 		return SHIM_DENY;
 	return allow(&c, t->abs, &d, saved, SHIM_VIA);
+}
+
+enum shim_verdict shim_begin_path(enum shim_sym sym, int dirfd, const char *path, int atflags,
+				  bool follow, bool via, struct shim_target *t)
+{
+	return begin_path(sym, ROLE_ONLY, dirfd, path, atflags, follow, via, t, NULL);
+}
+
+/* Does the end @t, allowed and prepared (VIA) or not, exist? */
+static bool end_exists(const struct shim_target *t, enum shim_verdict v)
+{
+	struct stat st;
+	int e = errno;
+	bool r = v == SHIM_VIA
+		? syscall(SYS_newfstatat, t->pfd, t->leaf, &st, AT_SYMLINK_NOFOLLOW) == 0
+		: lexists(t->abs);
+
+	errno = e;
+	return r;
 }
 
 enum shim_verdict shim_begin_path2(enum shim_sym sym, int da, const char *a, int db,
@@ -1090,20 +1147,40 @@ enum shim_verdict shim_begin_path2(enum shim_sym sym, int da, const char *a, int
 				   struct shim_target *tb)
 {
 	bool follow_a = sym == SYM_linkat && (atflags & AT_SYMLINK_FOLLOW);
+	bool link = shim_symbols[sym].cls == CLASS_link;
+	struct pending pa, pb;
 	enum shim_verdict va, vb;
+	int saved = errno;
 
 	ta->close_pfd = tb->close_pfd = false;
 	if (!shim_active())
 		return SHIM_PASS;
+	pa.set = pb.set = false;
 	/* linkat(AT_EMPTY_PATH) names the source by descriptor. */
-	va = shim_begin_path(sym, da, a, sym == SYM_linkat ? (atflags & AT_EMPTY_PATH) : 0,
-			     follow_a, true, ta);
+	va = begin_path(sym, ROLE_SOURCE, da, a, link ? (atflags & AT_EMPTY_PATH) : 0, follow_a,
+			true, ta, &pa);
 	if (va == SHIM_DENY)
 		return SHIM_DENY;
-	vb = shim_begin_path(sym, db, b, 0, false, true, tb);
+	vb = begin_path(sym, ROLE_DEST, db, b, 0, false, true, tb, &pb);
 	if (vb == SHIM_DENY) {
 		shim_end(ta);
 		return SHIM_DENY;
+	}
+	if (pa.set || pb.set) {
+		/* Both ends are looked up before permission is checked. */
+		int err = 0;
+		if (!pa.set && !end_exists(ta, va))
+			err = ENOENT;
+		else if (!pb.set && link && end_exists(tb, vb))
+			err = EEXIST;
+		shim_end(ta);
+		shim_end(tb);
+		if (err)
+			return fail(err);
+		struct call c = { sym, shim_class_names[shim_symbols[sym].cls], atflags,
+				  sym == SYM_renameat2 ? LOGF_RENAME : LOGF_AT, pa.set ? a : b };
+		struct pending *p = pa.set ? &pa : &pb;
+		return refuse(&c, p->path, &p->d, saved);
 	}
 	if (va == SHIM_VIA && vb == SHIM_VIA)
 		return SHIM_VIA;
@@ -1306,8 +1383,8 @@ enum shim_verdict shim_begin_temp(enum shim_sym sym, const char *path)
 	decide_path(OP_WRITE, t.abs, &d);
 	/* Allowed or not, the directory the file lands in may be a symlink
 	 * (out of a root, or into one): decide on where it really is. */
-	return decide_resolved(&c, OP_WRITE, CLASS_create, t.abs, raw, has_dotdot(path), false,
-			       saved);
+	return decide_resolved(&c, OP_WRITE, CLASS_create, ROLE_ONLY, t.abs, raw, has_dotdot(path),
+			       false, saved, NULL);
 }
 
 /* "1.2.3.4:443/tcp", "[::1]:80/udp", "unix:@name" */
@@ -1402,7 +1479,7 @@ enum shim_verdict shim_begin_net(enum shim_sym sym, int fd, const struct sockadd
 	}
 	if (broken) {
 		d.allow = false;
-		d.reason = REASON_NET_FAMILY;
+		d.reason = REASON_POLICY_UNREADABLE;
 		d.rule = NULL;
 		d.matched = NULL;
 	} else {
@@ -1417,7 +1494,8 @@ enum shim_verdict shim_begin_net(enum shim_sym sym, int fd, const struct sockadd
 enum shim_verdict shim_begin_spawn(enum shim_sym sym)
 {
 	struct call c = { sym, "spawn", 0, LOGF_NONE, NULL };
-	struct decision d = { false, REASON_SUBPROCESS, pol.subprocess.rule, NULL };
+	struct decision d = { false, broken ? REASON_POLICY_UNREADABLE : REASON_SUBPROCESS,
+			      pol.subprocess.rule, NULL };
 	int saved = errno;
 
 	if (!shim_active() || (!broken && pol.subprocess.value))
