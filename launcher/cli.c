@@ -33,8 +33,19 @@ static int fail(char *err, size_t size, const char *fmt, ...)
 
 void cli_usage(FILE *out)
 {
-	fputs("usage: cordon explain [OPTIONS] [OP TARGET]...\n"
+	fputs("usage: cordon run [OPTIONS] [--] PROGRAM [ARGS]...\n"
+	      "       cordon explain [OPTIONS] [OP TARGET]...\n"
+	      "       cordon status [OPTIONS]\n"
+	      "       cordon selftest [OPTIONS]\n"
 	      "       cordon --help | --version\n"
+	      "\n"
+	      "run: run PROGRAM under the policy: the shim (libcordon.so) loaded, the\n"
+	      "kernel layer (Landlock, seccomp, namespaces) applied, cordon supervising.\n"
+	      "Exit status: the program's; 124 timeout, 125 cordon failed, 126 not\n"
+	      "executable, 127 not found.\n"
+	      "\n"
+	      "status: what this host enforces, and which layer enforces each feature\n"
+	      "of the policy. selftest: prove the kernel layer refuses, verbosely.\n"
 	      "\n"
 	      "explain: print the compiled policy, or for each OP TARGET the decision and\n"
 	      "the rule that made it. OP is read, write, connect or bind; TARGET is a path\n"
@@ -97,9 +108,22 @@ int cli_parse(int argc, char **argv, struct cli *cli, char *err, size_t errsize)
 		cli->cmd = CMD_VERSION;
 		return 0;
 	}
-	if (strcmp(argv[1], "explain") != 0)
+	static const struct {
+		const char *name;
+		enum command cmd;
+	} commands[] = {
+		{ "explain", CMD_EXPLAIN },
+		{ "run", CMD_RUN },
+		{ "status", CMD_STATUS },
+		{ "selftest", CMD_SELFTEST },
+	};
+	size_t c;
+	for (c = 0; c < sizeof(commands) / sizeof(commands[0]); c++)
+		if (strcmp(argv[1], commands[c].name) == 0)
+			break;
+	if (c == sizeof(commands) / sizeof(commands[0]))
 		return fail(err, errsize, "unknown command '%s' (try cordon --help)", argv[1]);
-	cli->cmd = CMD_EXPLAIN;
+	cli->cmd = commands[c].cmd;
 
 	for (i = 2; i < argc; i++) {
 		const char *arg = argv[i];

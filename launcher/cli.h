@@ -17,7 +17,7 @@
 #define CLI_MAX_POLICIES 64
 #define CLI_MAX_OPTIONS 1024
 
-enum command { CMD_HELP, CMD_VERSION, CMD_EXPLAIN };
+enum command { CMD_HELP, CMD_VERSION, CMD_EXPLAIN, CMD_RUN, CMD_STATUS, CMD_SELFTEST };
 
 struct cli_option {
 	const char *name;             /* directive name */

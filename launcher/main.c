@@ -13,6 +13,7 @@
 #include "../shim/path.h"
 #include "cli.h"
 #include "explain.h"
+#include "run.h"
 #include "util.h"
 
 #ifndef CORDON_VERSION
@@ -113,7 +114,26 @@ int main(int argc, char **argv)
 		die("unable to use the policy: %u error%s above; nothing was run", ctx.errors,
 		    ctx.errors == 1 ? "" : "s");
 
-	ret = cmd_explain(&cli, &pol, cwd, env.home);
+	switch (cli.cmd) {
+	case CMD_RUN:
+		ret = cmd_run(&pol, cli.args, env.tmpdir);
+		break;
+	case CMD_STATUS:
+		ret = cmd_status(&pol, stdout);
+		break;
+	case CMD_SELFTEST:
+		ret = cmd_run(&pol, (char *[]){ "true", NULL }, env.tmpdir);
+		if (ret == 0)
+			printf("selftest: the kernel layer refused a write outside the write roots%s\n",
+			       pol.subprocess.value ? "" : " and a fork");
+		break;
+	case CMD_EXPLAIN:
+	case CMD_HELP:
+	case CMD_VERSION:
+	default:
+		ret = cmd_explain(&cli, &pol, cwd, env.home);
+		break;
+	}
 	policy_free(&pol);
 	return ret;
 }

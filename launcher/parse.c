@@ -983,3 +983,59 @@ int policy_apply_option(struct parse_ctx *ctx, const char *name, const char *val
 	apply(ctx, ctx->option_origin ? ctx->option_origin : "<command line>", 0, 2, argv, prefix);
 	return ctx->errors == before ? 0 : -1;
 }
+
+/* One argument as the tokenizer reads it back: in quotes, with \" \\ and
+ * $$ escaped, so any path survives the round trip. */
+static void put_quoted(FILE *out, const char *s)
+{
+	fputc('"', out);
+	for (; *s; s++) {
+		if (*s == '"' || *s == '\\')
+			fputc('\\', out);
+		if (*s == '$')
+			fputc('$', out);
+		fputc(*s, out);
+	}
+	fputc('"', out);
+}
+
+static void put_paths(FILE *out, const struct policy *p, enum path_kind kind, const char *name)
+{
+	const struct pathset_entry *e, *tmp;
+
+	HASH_ITER(hh, p->paths.head, e, tmp) {
+		if (!(e->kinds & 1u << kind))
+			continue;
+		fprintf(out, "%s ", name);
+		put_quoted(out, e->path);
+		fputc('\n', out);
+	}
+}
+
+static void put_ports(FILE *out, const struct port_list *l, const char *name)
+{
+	for (size_t i = 0; i < l->n; i++)
+		fprintf(out, "%s %u-%u\n", name, l->v[i].lo, l->v[i].hi);
+}
+
+int policy_serialize(const struct policy *p, FILE *out)
+{
+	fprintf(out, "# compiled by cordon: every path resolved, every include read\n");
+	put_paths(out, p, PATH_WRITE, "write");
+	put_paths(out, p, PATH_READ_DENY, "read-deny");
+	put_paths(out, p, PATH_SOCKET, "unix-socket");
+	fprintf(out, "net %s\n", net_mode_names[p->net.value]);
+	put_ports(out, &p->net_connect, "net-connect");
+	put_ports(out, &p->net_bind, "net-bind");
+	fprintf(out, "subprocess %s\n", bool_names[p->subprocess.value]);
+	fprintf(out, "mode %s\n", run_mode_names[p->mode.value]);
+	fprintf(out, "log %s\n", log_level_names[p->log.value]);
+	fprintf(out, "log-format %s\n", log_format_names[p->log_format.value]);
+	fprintf(out, "log-summary %s\n", bool_names[p->log_summary.value]);
+	if (p->log_file) {
+		fprintf(out, "log-file ");
+		put_quoted(out, p->log_file);
+		fputc('\n', out);
+	}
+	return ferror(out) ? -EIO : 0;
+}

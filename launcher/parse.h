@@ -21,6 +21,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <sys/types.h>
 
 #include "../shim/policy.h"
@@ -90,6 +91,13 @@ int policy_load(struct parse_ctx *ctx, const char *name);
 /* Parse @len bytes of policy text named @file (used for includes relative
  * to its directory). Returns 0 or -1 as policy_load(). */
 int policy_parse_buffer(struct parse_ctx *ctx, const char *file, const char *buf, size_t len);
+
+/*
+ * Write what the shim enforces of @p (write roots, read-deny, sockets,
+ * network, subprocess, mode, log) in the policy language, every path
+ * resolved and quoted, so that parsing it back gives the same decisions.
+ */
+int policy_serialize(const struct policy *p, FILE *out);
 
 /* Apply one directive given on the command line as --@name @value. */
 int policy_apply_option(struct parse_ctx *ctx, const char *name, const char *value);

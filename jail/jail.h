@@ -1,0 +1,62 @@
+/*
+ * jail.h - the kernel layer's interface: what the host can enforce, and
+ * applying it to the calling process between fork and exec.
+ *
+ * One struct of operations per backend (landlock.c: Landlock + seccomp +
+ * network namespace on Linux; seatbelt.c on macOS; noop.c everywhere),
+ * each file wrapped whole in its platform's #ifdef. The launcher picks one
+ * with jail_backend(), probes it, and applies it in the child. Functions
+ * return 0 or -errno, and write a one-line reason into the caller's buffer;
+ * only the launcher prints or dies.
+ */
+#ifndef CORDON_JAIL_H
+#define CORDON_JAIL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "../shim/policy.h"
+
+/* What this host can enforce, found by trying (never by version numbers). */
+struct jail_host {
+	int landlock_abi;            /* 0: none (not built in, not in lsm=) */
+	bool seccomp;                /* seccomp filters can be loaded */
+	bool userns;                 /* an unprivileged user+net namespace works */
+	char why_not[256];           /* the first probe that failed, and why */
+};
+
+/* One policy feature and the layer that enforces it on this host. */
+struct jail_feature {
+	const char *feature;         /* "writes outside the roots" */
+	const char *kernel;          /* "Landlock ABI 7" or NULL: no kernel layer */
+	const char *shim;            /* what the shim adds, or NULL */
+	bool required;               /* the policy asks for it */
+};
+
+#define JAIL_FEATURES_MAX 16
+
+struct jail_backend {
+	const char *name;
+	/* Fill @host with what @pol needs (everything when @full, for
+	 * `cordon status`): 0, or -ENOSYS when the backend cannot run at
+	 * all. Probes that cost a fork are only made when needed. */
+	int (*probe)(const struct policy *pol, bool full, struct jail_host *host);
+	/* For each feature @pol asks for, the layer that enforces it here. */
+	size_t (*features)(const struct policy *pol, const struct jail_host *host,
+			   struct jail_feature *out, size_t max);
+	/* Before fork: work that must happen in the parent (none so far). */
+	/* In the child, after fork, before exec: restrict this process and
+	 * its future children for good. */
+	int (*apply)(const struct policy *pol, const struct jail_host *host, char *err,
+		     size_t errsize);
+};
+
+/* The backend @b names (BACKEND_AUTO: the platform's), or NULL. */
+const struct jail_backend *jail_backend(enum backend b);
+
+extern const struct jail_backend jail_noop;
+/* This platform's backend, or NULL where none is built. */
+const struct jail_backend *jail_platform(void);
+
+#endif /* CORDON_JAIL_H */

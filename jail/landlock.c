@@ -1,0 +1,293 @@
+/*
+ * landlock.c - the file system, TCP port and scope rules, with Landlock.
+ *
+ * Reads are not handled (the policy's broad read) unless the policy has
+ * read-deny entries, so they cost nothing in the kernel; every write right
+ * the running kernel knows is handled and granted beneath the write roots
+ * only, plus what terminals and the usual devices need. With read-deny
+ * entries, reading files is handled and granted everywhere except beneath
+ * them (listing directories and executing stay unhandled). The ABI is negotiated best-effort, as the kernel's
+ * Documentation/userspace-api/landlock.rst describes: start from every
+ * right cordon knows (ABI 7) and remove, ABI by ABI, what this kernel lacks.
+ */
+#ifdef __linux__
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../shim/path.h"
+#include "compat.h"
+#include "layers.h"
+
+#define FS_WRITE_ABI1                                                                    \
+	(LANDLOCK_ACCESS_FS_WRITE_FILE | LANDLOCK_ACCESS_FS_REMOVE_DIR |                 \
+	 LANDLOCK_ACCESS_FS_REMOVE_FILE | LANDLOCK_ACCESS_FS_MAKE_CHAR |                 \
+	 LANDLOCK_ACCESS_FS_MAKE_DIR | LANDLOCK_ACCESS_FS_MAKE_REG |                     \
+	 LANDLOCK_ACCESS_FS_MAKE_SOCK | LANDLOCK_ACCESS_FS_MAKE_FIFO |                   \
+	 LANDLOCK_ACCESS_FS_MAKE_BLOCK | LANDLOCK_ACCESS_FS_MAKE_SYM)
+
+/* The rights that make sense on a file (not a directory) rule. */
+#define FS_FILE_RIGHTS                                                                   \
+	(LANDLOCK_ACCESS_FS_WRITE_FILE | LANDLOCK_ACCESS_FS_READ_FILE |                  \
+	 LANDLOCK_ACCESS_FS_TRUNCATE | LANDLOCK_ACCESS_FS_IOCTL_DEV)
+
+/* Devices every program may write, truncate (">/dev/null" opens O_TRUNC)
+ * and, for terminals, ioctl: what each one is for. */
+static const char *const devices[] = {
+	"/dev/null",    /* discarding output */
+	"/dev/zero",    /* mmap and dd sources opened read-write */
+	"/dev/full",    /* tests of write errors */
+	"/dev/random",  /* writes add entropy: harmless */
+	"/dev/urandom",
+	"/dev/tty",     /* the controlling terminal, whatever it is */
+	"/dev/ptmx",    /* new pseudo-terminals (script, expect, tmux) */
+	"/dev/pts",     /* their other ends, and the program's own terminal */
+};
+
+__attribute__((format(printf, 3, 4)))
+static int fail(char *err, size_t size, const char *fmt, ...)
+{
+	int e = errno;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, size, fmt, ap);
+	va_end(ap);
+	return e ? -e : -EINVAL;
+}
+
+int landlock_abi(char *err, size_t errsize)
+{
+	long abi = syscall(SYS_landlock_create_ruleset, NULL, 0, LANDLOCK_CREATE_RULESET_VERSION);
+
+	if (abi >= 1)
+		return (int)abi;
+	if (errno == ENOSYS)
+		snprintf(err, errsize, "Landlock is not built into this kernel (CONFIG_SECURITY_LANDLOCK)");
+	else if (errno == EOPNOTSUPP)
+		snprintf(err, errsize, "Landlock is built in but not enabled: add it to the lsm= boot parameter");
+	else
+		snprintf(err, errsize, "Landlock: %s", strerror(errno));
+	return 0;
+}
+
+static int add_path(int ruleset, const char *path, uint64_t handled, bool must_exist, char *err,
+		    size_t errsize)
+{
+	struct cordon_path_beneath_attr pb;
+	struct stat st;
+	int fd = open(path, O_PATH | O_CLOEXEC);
+
+	if (fd < 0) {
+		if (!must_exist)
+			return 0;
+		return fail(err, errsize, "unable to open write root %s", path);
+	}
+	if (fstat(fd, &st) < 0) {
+		close(fd);
+		return fail(err, errsize, "unable to stat %s", path);
+	}
+	pb.allowed_access = S_ISDIR(st.st_mode) ? handled : handled & FS_FILE_RIGHTS;
+	pb.parent_fd = fd;
+	if (pb.allowed_access &&
+	    syscall(SYS_landlock_add_rule, ruleset, CORDON_RULE_PATH_BENEATH, &pb, 0) < 0) {
+		int r = fail(err, errsize, "unable to add a Landlock rule for %s", path);
+		close(fd);
+		return r;
+	}
+	close(fd);
+	return 0;
+}
+
+static bool is_read_deny(const struct policy *pol, const char *path)
+{
+	const struct pathset_entry *e = pathset_get(&pol->paths, path, strlen(path));
+	return e && (e->kinds & 1u << PATH_READ_DENY);
+}
+
+/* Is a read-deny entry at or beneath @dir? */
+static bool deny_beneath(const struct policy *pol, const char *dir)
+{
+	const struct pathset_entry *e, *tmp;
+	size_t len = strlen(dir);
+
+	HASH_ITER(hh, pol->paths.head, e, tmp) {
+		if ((e->kinds & 1u << PATH_READ_DENY) && path_is_under(e->path, e->len, dir, len))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Grant @rights beneath @dir except beneath the read-deny entries there.
+ * Landlock rules only add, so the exception is made by granting each child
+ * of @dir that leads to no read-deny entry, and descending into those that
+ * do. A symlink needs no rule: what it points to is covered where it lies.
+ */
+static int grant_except(int ruleset, const struct policy *pol, const char *dir, uint64_t rights,
+			char *err, size_t errsize)
+{
+	char child[PATH_MAX];
+	struct dirent *de;
+	DIR *d;
+	int r = 0;
+
+	if (is_read_deny(pol, dir))
+		return 0;
+	if (!deny_beneath(pol, dir))
+		return add_path(ruleset, dir, rights, false, err, errsize);
+	d = opendir(dir);
+	if (!d)
+		return 0;  /* gone, or not a directory: nothing to grant */
+	while ((de = readdir(d)) && !r) {
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0 ||
+		    de->d_type == DT_LNK)
+			continue;
+		int n = snprintf(child, sizeof(child), "%s/%s", strcmp(dir, "/") ? dir : "",
+				 de->d_name);
+		if (n < 0 || (size_t)n >= sizeof(child))
+			continue;
+		r = grant_except(ruleset, pol, child, rights, err, errsize);
+	}
+	closedir(d);
+	return r;
+}
+
+static int add_ports(int ruleset, const struct port_list *l, uint64_t access, char *err,
+		     size_t errsize)
+{
+	for (size_t i = 0; i < l->n; i++) {
+		for (unsigned port = l->v[i].lo; port <= l->v[i].hi; port++) {
+			struct cordon_net_port_attr np = { access, port };
+			if (syscall(SYS_landlock_add_rule, ruleset, CORDON_RULE_NET_PORT, &np, 0) < 0)
+				return fail(err, errsize, "unable to add a Landlock rule for port %u",
+					    port);
+		}
+	}
+	return 0;
+}
+
+int landlock_apply(const struct policy *pol, int abi, char *err, size_t errsize)
+{
+	struct cordon_ruleset_attr attr = {
+		.handled_access_fs = FS_WRITE_ABI1 | LANDLOCK_ACCESS_FS_REFER |
+				     LANDLOCK_ACCESS_FS_TRUNCATE | LANDLOCK_ACCESS_FS_IOCTL_DEV,
+		.handled_access_net = LANDLOCK_ACCESS_NET_BIND_TCP | LANDLOCK_ACCESS_NET_CONNECT_TCP,
+		.scoped = LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET | LANDLOCK_SCOPE_SIGNAL,
+	};
+	size_t attr_size = sizeof(attr);
+	const struct pathset_entry *e, *tmp;
+	int ruleset, r = 0;
+
+	/* Remove what this kernel does not know, newest first. */
+	switch (abi) {
+	case 1:
+		/* ABI 1: no REFER: renames across directories fail EXDEV. */
+		attr.handled_access_fs &= ~LANDLOCK_ACCESS_FS_REFER;
+		/* fallthrough */
+	case 2:
+		/* ABI 2: no TRUNCATE: truncate(2) and O_TRUNC unchecked. */
+		attr.handled_access_fs &= ~LANDLOCK_ACCESS_FS_TRUNCATE;
+		/* fallthrough */
+	case 3:
+		/* ABI 3: no TCP port rules; the attribute ends at the fs field. */
+		attr.handled_access_net = 0;
+		attr_size = offsetof(struct cordon_ruleset_attr, handled_access_net);
+		/* fallthrough */
+	case 4:
+		/* ABI 4: no IOCTL_DEV: device ioctls unchecked. */
+		attr.handled_access_fs &= ~LANDLOCK_ACCESS_FS_IOCTL_DEV;
+		/* fallthrough */
+	case 5:
+		/* ABI 5: no scopes: abstract sockets and signals unchecked. */
+		attr.scoped = 0;
+		if (attr_size > offsetof(struct cordon_ruleset_attr, scoped))
+			attr_size = offsetof(struct cordon_ruleset_attr, scoped);
+		/* fallthrough */
+	case 6:
+		/* ABI 6 adds nothing the rules below use; ABI 7 (audit logging
+		 * flags) neither: the defaults log denials of the program. */
+	default:
+		break;
+	}
+	/* Only "none" restricts TCP ports: "isolated" has its own namespace,
+	 * "all" reaches everything. Abstract sockets belong to the network
+	 * namespace, so only "all" lets them reach outside the sandbox. */
+	if (pol->net.value != NET_NONE)
+		attr.handled_access_net = 0;
+	if (pol->net.value == NET_ALL)
+		attr.scoped &= ~LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET;
+
+	if (pol->n_read_deny)
+		attr.handled_access_fs |= LANDLOCK_ACCESS_FS_READ_FILE;
+	ruleset = (int)syscall(SYS_landlock_create_ruleset, &attr, attr_size, 0);
+	if (ruleset < 0)
+		return fail(err, errsize, "unable to create a Landlock ruleset (ABI %d)", abi);
+
+	/* read-deny: reads are handled, and granted everywhere but there. */
+	if (pol->n_read_deny) {
+		r = grant_except(ruleset, pol, "/", LANDLOCK_ACCESS_FS_READ_FILE, err, errsize);
+		if (r)
+			goto out;
+	}
+	HASH_ITER(hh, pol->paths.head, e, tmp) {
+		if (!(e->kinds & 1u << PATH_WRITE))
+			continue;
+		/* Write implies read, except into a read-deny entry beneath
+		 * the root (writes there are refused by the shim only). */
+		uint64_t rights = attr.handled_access_fs;
+		if (deny_beneath(pol, e->path)) {
+			rights &= ~LANDLOCK_ACCESS_FS_READ_FILE;
+			r = grant_except(ruleset, pol, e->path, LANDLOCK_ACCESS_FS_READ_FILE, err,
+					 errsize);
+			if (r)
+				goto out;
+		}
+		r = add_path(ruleset, e->path, rights, true, err, errsize);
+		if (r)
+			goto out;
+	}
+	for (size_t i = 0; i < sizeof(devices) / sizeof(devices[0]); i++) {
+		r = add_path(ruleset, devices[i], attr.handled_access_fs, false, err, errsize);
+		if (r)
+			goto out;
+	}
+	/* The program's own terminal, wherever it is (a console, a serial
+	 * line): TIOCSTI on it is refused by seccomp, not here. */
+	for (int fd = 0; fd <= 2; fd++) {
+		char tty[256];
+		if (isatty(fd) && ttyname_r(fd, tty, sizeof(tty)) == 0) {
+			r = add_path(ruleset, tty, attr.handled_access_fs, false, err, errsize);
+			if (r)
+				goto out;
+		}
+	}
+	if (attr.handled_access_net) {
+		r = add_ports(ruleset, &pol->net_connect, LANDLOCK_ACCESS_NET_CONNECT_TCP, err,
+			      errsize);
+		if (!r)
+			r = add_ports(ruleset, &pol->net_bind, LANDLOCK_ACCESS_NET_BIND_TCP, err,
+				      errsize);
+		if (r)
+			goto out;
+	}
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0) {
+		r = fail(err, errsize, "unable to set no_new_privs");
+		goto out;
+	}
+	if (syscall(SYS_landlock_restrict_self, ruleset, 0) < 0)
+		r = fail(err, errsize, "unable to enforce the Landlock ruleset");
+out:
+	close(ruleset);
+	return r;
+}
+
+#endif /* __linux__ */

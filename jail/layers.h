@@ -1,0 +1,34 @@
+/*
+ * layers.h - the Linux layers the "landlock" backend (linux.c) is made of.
+ * Each returns 0 or -errno with a reason in @err; each is applied in the
+ * child, in the order: network namespace, capabilities, Landlock, seccomp
+ * (seccomp last: it forbids what the earlier steps need).
+ */
+#ifndef CORDON_JAIL_LAYERS_H
+#define CORDON_JAIL_LAYERS_H
+
+#ifdef __linux__
+
+#include <stddef.h>
+
+#include "../shim/policy.h"
+
+/* Landlock: the highest ABI this kernel offers (0: none, reason in @err). */
+int landlock_abi(char *err, size_t errsize);
+int landlock_apply(const struct policy *pol, int abi, char *err, size_t errsize);
+
+/* seccomp: can a filter be loaded here? (tried in a throw-away child) */
+int seccomp_probe(char *err, size_t errsize);
+int seccomp_apply(const struct policy *pol, char *err, size_t errsize);
+/* The filter as libseccomp's pseudo-filter code, for tests and `status`. */
+int seccomp_export(const struct policy *pol, int fd);
+
+/* A private network namespace with only loopback, up. */
+int netns_probe(char *err, size_t errsize);
+int netns_apply(char *err, size_t errsize);
+
+/* Drop the capabilities a sandboxed program has no business with. */
+int caps_drop(char *err, size_t errsize);
+
+#endif /* __linux__ */
+#endif /* CORDON_JAIL_LAYERS_H */

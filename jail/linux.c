@@ -1,0 +1,119 @@
+/*
+ * linux.c - the "landlock" backend: Landlock, seccomp, a network namespace
+ * and capabilities, composed. It degrades one layer at a time: a kernel
+ * without Landlock's TCP rules still gets the file system rules, and the
+ * feature table says which layer enforces what, so the launcher can refuse
+ * (or warn, as on-unsupported says) when the policy asks for something no
+ * layer here enforces.
+ */
+#ifdef __linux__
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <signal.h>
+#include <sys/prctl.h>
+
+#include "jail.h"
+#include "layers.h"
+
+static int linux_probe(const struct policy *pol, bool full, struct jail_host *host)
+{
+	char why[256] = "";
+
+	memset(host, 0, sizeof(*host));
+	host->landlock_abi = landlock_abi(why, sizeof(why));
+	if (!host->landlock_abi)
+		snprintf(host->why_not, sizeof(host->why_not), "%s", why);
+	/* A kernel without seccomp answers EINVAL; loading a filter in a
+	 * throw-away child (a container may forbid it) costs a fork, so a
+	 * run learns that from applying the real one instead. */
+	host->seccomp = prctl(PR_GET_SECCOMP, 0, 0, 0, 0) >= 0 &&
+			(!full || seccomp_probe(why, sizeof(why)) == 0);
+	if (!host->seccomp && !host->why_not[0])
+		snprintf(host->why_not, sizeof(host->why_not), "%s",
+			 why[0] ? why : "seccomp is not in this kernel");
+	if (full || pol->net.value == NET_ISOLATED)
+		host->userns = netns_probe(why, sizeof(why)) == 0;
+	return host->landlock_abi || host->seccomp ? 0 : -ENOSYS;
+}
+
+static const char *abi_name(int abi, int min)
+{
+	static const char *const names[] = { NULL, "Landlock ABI 1", "Landlock ABI 2",
+					     "Landlock ABI 3", "Landlock ABI 4", "Landlock ABI 5",
+					     "Landlock ABI 6", "Landlock ABI 7" };
+	if (abi < min)
+		return NULL;
+	return abi < 8 ? names[abi] : "Landlock";
+}
+
+static size_t linux_features(const struct policy *pol, const struct jail_host *h,
+			     struct jail_feature *out, size_t max)
+{
+	const struct jail_feature all[] = {
+		{ "writes outside the write roots", abi_name(h->landlock_abi, 1),
+		  "refuses and explains, before the call", true },
+		{ "renames and links into the roots", abi_name(h->landlock_abi, 2),
+		  "refuses both ends outside", true },
+		{ "truncation outside the roots", abi_name(h->landlock_abi, 3), "refuses", true },
+		{ "reads of read-deny entries", pol->n_read_deny ? abi_name(h->landlock_abi, 1) : NULL,
+		  "refuses after resolving", pol->n_read_deny > 0 },
+		{ "TCP to unlisted ports (net none)", abi_name(h->landlock_abi, 4),
+		  "refuses connect and bind", pol->net.value == NET_NONE },
+		{ "UDP, raw and other sockets (net none)", h->seccomp ? "seccomp" : NULL,
+		  "refuses sendto/connect", pol->net.value == NET_NONE },
+		{ "a private network (net isolated)", h->userns ? "network namespace" : NULL, NULL,
+		  pol->net.value == NET_ISOLATED },
+		{ "abstract unix sockets outside", abi_name(h->landlock_abi, 6),
+		  "refuses connect", pol->net.value != NET_ALL },
+		{ "new processes (subprocess no)", h->seccomp ? "seccomp" : NULL,
+		  "refuses fork, posix_spawn, system", !pol->subprocess.value },
+		{ "signals to processes outside", abi_name(h->landlock_abi, 6), NULL, false },
+		{ "io_uring, ptrace, mount, bpf, TIOCSTI", h->seccomp ? "seccomp" : NULL, NULL, false },
+		{ "chmod, chown, utimes, xattrs outside", NULL, "refuses", false },
+		{ "connect to unix sockets outside", NULL, "refuses unlisted ones", false },
+	};
+	size_t n = 0;
+
+	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]) && n < max; i++)
+		out[n++] = all[i];
+	return n;
+}
+
+static int linux_apply(const struct policy *pol, const struct jail_host *h, char *err,
+		       size_t errsize)
+{
+	int r;
+
+	/* Die with the supervisor rather than outlive it unconfined by
+	 * anything but the jail. */
+	prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+	if (pol->net.value == NET_ISOLATED && (r = netns_apply(err, errsize)))
+		return r;
+	if ((r = caps_drop(err, errsize)))
+		return r;
+	if (h->landlock_abi && (r = landlock_apply(pol, h->landlock_abi, err, errsize)))
+		return r;
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0) {
+		snprintf(err, errsize, "unable to set no_new_privs: %s", strerror(errno));
+		return -errno;
+	}
+	if (h->seccomp && (r = seccomp_apply(pol, err, errsize)))
+		return r;
+	return 0;
+}
+
+static const struct jail_backend jail_linux = {
+	.name = "landlock",
+	.probe = linux_probe,
+	.features = linux_features,
+	.apply = linux_apply,
+};
+
+const struct jail_backend *jail_platform(void)
+{
+	return &jail_linux;
+}
+
+#endif /* __linux__ */

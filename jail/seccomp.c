@@ -1,0 +1,215 @@
+/*
+ * seccomp.c - the system calls the kernel layer refuses outright, with
+ * libseccomp's rule API.
+ *
+ * Nothing kills: a refused call fails, so programs can fall back. ENOSYS
+ * for whole facilities a program can live without (io_uring, clone3: libc
+ * and liburing fall back to the classic calls); EPERM or EACCES otherwise.
+ * The filter covers x86-64 and the 32-bit ABIs beside it (i386 and x32),
+ * so an `int 0x80` or an x32 call meets the same rules. Each entry of
+ * each table says what it would permit.
+ */
+#ifdef __linux__
+
+#include <errno.h>
+#include <linux/sched.h>
+#include <seccomp.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "layers.h"
+
+/* Refused always, with the errno given. */
+static const struct {
+	const char *name;
+	int err;
+} always[] = {
+	{ "io_uring_setup", ENOSYS },    /* file and socket I/O the other layers cannot see */
+	{ "io_uring_enter", ENOSYS },
+	{ "io_uring_register", ENOSYS },
+	{ "clone3", ENOSYS },            /* its flags live in memory, unfilterable: libc falls back to clone */
+	{ "ptrace", EPERM },             /* driving another process (or one outside the sandbox) */
+	{ "process_vm_readv", EPERM },   /* reading and writing another process's memory */
+	{ "process_vm_writev", EPERM },
+	{ "kexec_load", EPERM },         /* replacing the kernel */
+	{ "kexec_file_load", EPERM },
+	{ "bpf", EPERM },                /* kernel programs */
+	{ "perf_event_open", EPERM },    /* kernel and other processes' events */
+	{ "userfaultfd", EPERM },        /* stalling the kernel in exploits */
+	{ "keyctl", EPERM },             /* the kernel keyrings: other sessions' secrets */
+	{ "add_key", EPERM },
+	{ "request_key", EPERM },
+	{ "mount", EPERM },              /* remounting the file system the rules describe */
+	{ "umount2", EPERM },
+	{ "pivot_root", EPERM },
+	{ "move_mount", EPERM },
+	{ "open_tree", EPERM },
+	{ "fsopen", EPERM },
+	{ "fsconfig", EPERM },
+	{ "fsmount", EPERM },
+	{ "fspick", EPERM },
+	{ "mount_setattr", EPERM },
+	{ "setns", EPERM },              /* joining another namespace: leaving the sandbox's view */
+	{ "swapon", EPERM },
+	{ "swapoff", EPERM },
+	{ "init_module", EPERM },
+	{ "finit_module", EPERM },
+	{ "delete_module", EPERM },
+	{ "reboot", EPERM },
+	{ "acct", EPERM },
+};
+
+/* Namespace flags: new namespaces would let the program remount and
+ * re-root its view once the jail is set. */
+static const unsigned long ns_flags[] = {
+	CLONE_NEWNS, CLONE_NEWUSER, CLONE_NEWPID, CLONE_NEWNET,
+	CLONE_NEWIPC, CLONE_NEWUTS, CLONE_NEWCGROUP,
+};
+
+/* Terminal ioctls that inject input into, or take over, the terminal the
+ * program shares with the user. */
+static const unsigned long tty_ioctls[] = { TIOCSTI, TIOCLINUX };
+
+__attribute__((format(printf, 4, 5)))
+static int fail(char *err, size_t size, int rc, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, size, fmt, ap);
+	va_end(ap);
+	return rc < 0 ? rc : -EINVAL;
+}
+
+#define RULE(ctx, action, name, ...)                                                   \
+	seccomp_rule_add(ctx, action, seccomp_syscall_resolve_name(name), __VA_ARGS__)
+
+static int build(const struct policy *pol, scmp_filter_ctx *out, char *err, size_t errsize)
+{
+	scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
+	int rc;
+
+	if (!ctx)
+		return fail(err, errsize, -ENOMEM, "unable to create a seccomp filter");
+	/* The native ABI is there already; add the 32-bit ones. */
+	if ((rc = seccomp_arch_add(ctx, SCMP_ARCH_X86)) < 0 && rc != -EEXIST)
+		goto bad;
+	if ((rc = seccomp_arch_add(ctx, SCMP_ARCH_X32)) < 0 && rc != -EEXIST)
+		goto bad;
+
+	for (size_t i = 0; i < sizeof(always) / sizeof(always[0]); i++) {
+		int nr = seccomp_syscall_resolve_name(always[i].name);
+		if (nr == __NR_SCMP_ERROR)
+			continue;  /* not a call on these architectures */
+		if ((rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(always[i].err), nr, 0)) < 0)
+			goto bad;
+	}
+	for (size_t i = 0; i < sizeof(ns_flags) / sizeof(ns_flags[0]); i++) {
+		unsigned long f = ns_flags[i];
+		if ((rc = RULE(ctx, SCMP_ACT_ERRNO(EPERM), "unshare", 1,
+			       SCMP_A0(SCMP_CMP_MASKED_EQ, f, f))) < 0 ||
+		    (rc = RULE(ctx, SCMP_ACT_ERRNO(EPERM), "clone", 1,
+			       SCMP_A0(SCMP_CMP_MASKED_EQ, f, f))) < 0)
+			goto bad;
+	}
+	for (size_t i = 0; i < sizeof(tty_ioctls) / sizeof(tty_ioctls[0]); i++) {
+		if ((rc = RULE(ctx, SCMP_ACT_ERRNO(EPERM), "ioctl", 1,
+			       SCMP_A1(SCMP_CMP_MASKED_EQ, 0xffffffffUL, tty_ioctls[i]))) < 0)
+			goto bad;
+	}
+
+	if (pol->net.value == NET_NONE) {
+		/* Landlock sees TCP only: every other kind of socket that could
+		 * leave the machine is refused here. AF_UNIX (paths are checked
+		 * by Landlock and the shim, abstract names by Landlock's scope)
+		 * and AF_NETLINK (the local kernel) stay. */
+		for (int family = 0; family < AF_MAX; family++) {
+			if (family == AF_UNIX || family == AF_NETLINK || family == AF_INET ||
+			    family == AF_INET6)
+				continue;
+			if ((rc = RULE(ctx, SCMP_ACT_ERRNO(EACCES), "socket", 1,
+				       SCMP_A0(SCMP_CMP_EQ, (unsigned long)family))) < 0)
+				goto bad;
+		}
+		static const int other_types[] = { SOCK_DGRAM, SOCK_RAW, SOCK_RDM, SOCK_SEQPACKET,
+						   SOCK_PACKET };
+		for (int f = 0; f < 2; f++) {
+			unsigned long family = f ? AF_INET6 : AF_INET;
+			for (size_t t = 0; t < sizeof(other_types) / sizeof(other_types[0]); t++) {
+				if ((rc = RULE(ctx, SCMP_ACT_ERRNO(EACCES), "socket", 2,
+					       SCMP_A0(SCMP_CMP_EQ, family),
+					       SCMP_A1(SCMP_CMP_MASKED_EQ, 0xf,
+						       (unsigned long)other_types[t]))) < 0)
+					goto bad;
+			}
+		}
+	}
+
+	if (!pol->subprocess.value) {
+		/* Threads are clone(CLONE_THREAD): they keep working. */
+		if ((rc = RULE(ctx, SCMP_ACT_ERRNO(EACCES), "fork", 0)) < 0 ||
+		    (rc = RULE(ctx, SCMP_ACT_ERRNO(EACCES), "vfork", 0)) < 0 ||
+		    (rc = RULE(ctx, SCMP_ACT_ERRNO(EACCES), "clone", 1,
+			       SCMP_A0(SCMP_CMP_MASKED_EQ, CLONE_THREAD, 0))) < 0)
+			goto bad;
+	}
+	*out = ctx;
+	return 0;
+bad:
+	seccomp_release(ctx);
+	return fail(err, errsize, rc, "unable to build the seccomp filter: %s", strerror(-rc));
+}
+
+int seccomp_apply(const struct policy *pol, char *err, size_t errsize)
+{
+	scmp_filter_ctx ctx;
+	int rc = build(pol, &ctx, err, errsize);
+
+	if (rc)
+		return rc;
+	rc = seccomp_load(ctx);
+	seccomp_release(ctx);
+	if (rc < 0)
+		return fail(err, errsize, rc, "unable to load the seccomp filter: %s", strerror(-rc));
+	return 0;
+}
+
+int seccomp_export(const struct policy *pol, int fd)
+{
+	char err[256];
+	scmp_filter_ctx ctx;
+	int rc = build(pol, &ctx, err, sizeof(err));
+
+	if (rc)
+		return rc;
+	rc = seccomp_export_pfc(ctx, fd);
+	seccomp_release(ctx);
+	return rc;
+}
+
+int seccomp_probe(char *err, size_t errsize)
+{
+	/* Load a filter that allows everything in a throw-away child: proves
+	 * the kernel takes filters (not a container that forbids them). */
+	pid_t pid = fork();
+	int status;
+
+	if (pid < 0)
+		return fail(err, errsize, -errno, "unable to fork to probe seccomp");
+	if (pid == 0) {
+		scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
+		_exit(ctx && seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM),
+					      seccomp_syscall_resolve_name("acct"), 0) == 0 &&
+		      seccomp_load(ctx) == 0 ? 0 : 1);
+	}
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
+		return fail(err, errsize, -EPERM, "seccomp filters cannot be loaded here");
+	return 0;
+}
+
+#endif /* __linux__ */

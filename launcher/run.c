@@ -1,0 +1,603 @@
+/*
+ * run.c - `cordon run`, `cordon status`, `cordon selftest`: the supervisor.
+ *
+ * cordon stays the program's parent. It compiles the policy into a sealed
+ * memfd the shim reads (the program cannot widen it), builds the program's
+ * environment, forks; the child applies the kernel layer, proves it refuses
+ * (one write outside the roots, one fork when subprocesses are forbidden)
+ * and execs. The parent forwards signals sent to it, ends the whole tree
+ * on timeout (it is a subreaper: double forks and setsid come back to it),
+ * leaves no process behind, and exits with the program's status.
+ */
+#include "run.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <fnmatch.h>
+#include <ftw.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../jail/jail.h"
+#include "../shim/path.h"
+#include "util.h"
+
+#ifndef CORDON_LIBDIR
+#define CORDON_LIBDIR "/usr/local/lib"
+#endif
+
+#define KILL_GRACE_SECONDS 2
+
+extern char **environ;
+
+/* --- what the host enforces ---------------------------------------------- */
+
+struct layers {
+	const struct jail_backend *be;
+	struct jail_host host;
+	struct jail_feature f[JAIL_FEATURES_MAX];
+	size_t n;
+};
+
+static void probe(const struct policy *pol, bool full, struct layers *l)
+{
+	memset(l, 0, sizeof(*l));
+	l->be = jail_backend(pol->backend.value);
+	if (!l->be)
+		return;
+	if (l->be->probe(pol, full, &l->host) < 0)
+		return;
+	l->n = l->be->features(pol, &l->host, l->f, JAIL_FEATURES_MAX);
+}
+
+/*
+ * Refuse, warn or go on when the policy asks for what no kernel layer here
+ * enforces, as on-unsupported says. Only mode enforce asks the kernel for
+ * anything.
+ */
+static void check_supported(const struct policy *pol, const struct layers *l)
+{
+	int on = pol->on_unsupported.value;
+	size_t missing = 0;
+
+	if (pol->mode.value != MODE_ENFORCE)
+		return;
+	if (!l->be) {
+		if (on == UNSUPPORTED_ERROR)
+			die("unable to run: backend '%s' is not available on this platform (hint: "
+			    "--backend noop --on-unsupported warn runs with the shim alone)",
+			    backend_names[pol->backend.value]);
+		if (on == UNSUPPORTED_WARN)
+			warn("backend '%s' is not available: running with the shim alone, which "
+			     "a static binary or a raw system call bypasses",
+			     backend_names[pol->backend.value]);
+		return;
+	}
+	for (size_t i = 0; i < l->n; i++) {
+		if (!l->f[i].required || l->f[i].kernel)
+			continue;
+		missing++;
+		if (on == UNSUPPORTED_ERROR)
+			warn("no kernel layer here enforces: %s%s%s", l->f[i].feature,
+			     l->host.why_not[0] ? " (" : "", l->host.why_not[0] ? l->host.why_not : "");
+		else if (on == UNSUPPORTED_WARN)
+			warn("not enforced by the kernel here, only by the shim: %s", l->f[i].feature);
+	}
+	if (missing && on == UNSUPPORTED_ERROR)
+		die("unable to run: the policy asks for %zu thing%s no kernel layer here enforces "
+		    "(see cordon status; --on-unsupported warn runs anyway)",
+		    missing, missing == 1 ? "" : "s");
+}
+
+int cmd_status(const struct policy *pol, FILE *out)
+{
+	struct layers l;
+	struct utsname_ { char release[65]; } u = { "" };
+	FILE *f = fopen("/proc/sys/kernel/osrelease", "re");
+
+	if (f) {
+		if (fgets(u.release, sizeof(u.release), f))
+			u.release[strcspn(u.release, "\n")] = '\0';
+		fclose(f);
+	}
+	probe(pol, true, &l);
+	fprintf(out, "kernel          %s\n", u.release[0] ? u.release : "?");
+	fprintf(out, "backend         %s\n", l.be ? l.be->name : "(none on this platform)");
+	if (l.be && strcmp(l.be->name, "landlock") == 0) {
+		if (l.host.landlock_abi)
+			fprintf(out, "landlock        ABI %d\n", l.host.landlock_abi);
+		else
+			fprintf(out, "landlock        no: %s\n", l.host.why_not);
+		fprintf(out, "seccomp         %s\n", l.host.seccomp ? "yes" : "no");
+		fprintf(out, "user namespaces %s\n", l.host.userns ? "yes" : "no");
+	}
+	fprintf(out, "mode            %s\n\n", run_mode_names[pol->mode.value]);
+	fprintf(out, "%-40s %-20s %s\n", "feature (* = this policy asks for it)", "kernel layer",
+		"shim");
+	for (size_t i = 0; i < l.n; i++)
+		fprintf(out, "%c %-38s %-20s %s\n", l.f[i].required ? '*' : ' ', l.f[i].feature,
+			l.f[i].kernel ? l.f[i].kernel : "-", l.f[i].shim ? l.f[i].shim : "-");
+	return 0;
+}
+
+/* --- what the child gets -------------------------------------------------- */
+
+/* libcordon.so: next to an uninstalled build/cordon, else installed. */
+static void find_shim(char out[PATH_MAX])
+{
+	char exe[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	struct stat st;
+
+	if (n > 0) {
+		exe[n] = '\0';
+		char *slash = strrchr(exe, '/');
+		if (slash && (size_t)(slash - exe) + 14 < PATH_MAX) {
+			strcpy(slash, "/libcordon.so");
+			if (stat(exe, &st) == 0) {
+				memcpy(out, exe, strlen(exe) + 1);
+				return;
+			}
+		}
+	}
+	snprintf(out, PATH_MAX, "%s/cordon/libcordon.so", CORDON_LIBDIR);
+	if (stat(out, &st) != 0)
+		die("unable to find libcordon.so (looked beside %s and in %s/cordon)",
+		    n > 0 ? exe : "cordon", CORDON_LIBDIR);
+}
+
+/* The compiled policy in a sealed memfd, inherited by the program. */
+static int policy_memfd(const struct policy *pol)
+{
+	int fd = (int)syscall(SYS_memfd_create, "cordon-policy", MFD_ALLOW_SEALING);
+	FILE *f;
+
+	if (fd < 0)
+		die_errno("unable to create the policy descriptor");
+	f = fdopen(dup(fd), "w");
+	if (!f || policy_serialize(pol, f) < 0 || fclose(f) != 0)
+		die_errno("unable to write the policy descriptor");
+	if (fcntl(fd, F_ADD_SEALS, F_SEAL_WRITE | F_SEAL_GROW | F_SEAL_SHRINK | F_SEAL_SEAL) < 0)
+		die_errno("unable to seal the policy descriptor");
+	return fd;
+}
+
+static bool matches(const struct strlist *l, const char *name)
+{
+	for (size_t i = 0; i < l->n; i++)
+		if (fnmatch(l->v[i], name, 0) == 0)
+			return true;
+	return false;
+}
+
+/*
+ * The program's environment: env clean passes env-pass only; env inherit
+ * passes everything but env-deny (env-pass wins over both). PATH always
+ * passes. CORDON_* and LD_PRELOAD are cordon's to set.
+ */
+static char **build_env(const struct policy *pol, const char *shim, int policy_fd,
+			const char *tmpdir)
+{
+	size_t n = 0, k = 0;
+	const char *preload = NULL;
+	char **env;
+
+	for (char **e = environ; *e; e++)
+		n++;
+	env = calloc(n + 4, sizeof(*env));
+	if (!env)
+		die("unable to build the environment: out of memory");
+	for (char **e = environ; *e; e++) {
+		char name[256];
+		size_t nl = strcspn(*e, "=");
+		if (nl >= sizeof(name))
+			continue;
+		memcpy(name, *e, nl);
+		name[nl] = '\0';
+		if (strncmp(name, "CORDON_", 7) == 0)
+			continue;
+		if (strcmp(name, "LD_PRELOAD") == 0) {
+			preload = *e + nl + 1;
+			continue;
+		}
+		if (tmpdir && strcmp(name, "TMPDIR") == 0)
+			continue;
+		bool keep = pol->env.value == ENV_CLEAN ? matches(&pol->env_pass, name)
+							: !matches(&pol->env_deny, name) ||
+								  matches(&pol->env_pass, name);
+		if (keep || strcmp(name, "PATH") == 0)
+			env[k++] = *e;
+	}
+	if (asprintf(&env[k++], "LD_PRELOAD=%s%s%s", shim, preload && *preload ? ":" : "",
+		     preload ? preload : "") < 0 ||
+	    asprintf(&env[k++], "CORDON_POLICY_FD=%d", policy_fd) < 0 ||
+	    (tmpdir && asprintf(&env[k++], "TMPDIR=%s", tmpdir) < 0))
+		die("unable to build the environment: out of memory");
+	env[k] = NULL;
+	return env;
+}
+
+/* --- private TMPDIR ------------------------------------------------------- */
+
+static char private_tmp[PATH_MAX];
+
+static void make_private_tmp(struct policy *pol, const char *tmpdir)
+{
+	char tmpl[PATH_MAX], res[PATH_MAX];
+
+	if (snprintf(tmpl, sizeof(tmpl), "%s/cordon.XXXXXX", tmpdir) >= (int)sizeof(tmpl))
+		die("unable to create the private TMPDIR: %s is too long", tmpdir);
+	if (!mkdtemp(tmpl))
+		die_errno("unable to create the private TMPDIR in %s", tmpdir);
+	if (path_resolve(tmpl, res, PATH_MISSING_ERROR) < 0)
+		die_errno("unable to resolve %s", tmpl);
+	memcpy(private_tmp, res, strlen(res) + 1);
+	if (pathset_add(&pol->paths, private_tmp, PATH_WRITE, pol->private_tmp.rule) < 0)
+		die("unable to add the private TMPDIR to the policy");
+	pol->n_write++;
+}
+
+static int remove_entry(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+	(void)st;
+	(void)ftw;
+	return type == FTW_DP ? rmdir(path) : unlink(path);
+}
+
+static void remove_private_tmp(void)
+{
+	if (private_tmp[0] &&
+	    nftw(private_tmp, remove_entry, 16, FTW_DEPTH | FTW_PHYS | FTW_MOUNT) != 0)
+		warn_errno("unable to remove the private TMPDIR %s", private_tmp);
+}
+
+/* --- the process tree ------------------------------------------------------ */
+
+/* Send @sig to every process whose ancestry reaches cordon. Returns how
+ * many there were. cordon is a subreaper, so orphans come back to it. */
+static int kill_tree(int sig)
+{
+	enum { MAXP = 65536 };
+	static pid_t pid_of[MAXP], ppid_of[MAXP];
+	size_t n = 0;
+	pid_t self = getpid();
+	int hit = 0;
+	DIR *d = opendir("/proc");
+	struct dirent *de;
+
+	if (!d)
+		return 0;
+	while ((de = readdir(d)) && n < MAXP) {
+		char path[300], buf[512];
+		if (de->d_name[0] < '0' || de->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/stat", de->d_name);
+		int fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		ssize_t r = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+		if (r <= 0)
+			continue;
+		buf[r] = '\0';
+		char *close_paren = strrchr(buf, ')');
+		int ppid;
+		if (!close_paren || sscanf(close_paren + 2, "%*c %d", &ppid) != 1)
+			continue;
+		pid_of[n] = atoi(de->d_name);
+		ppid_of[n++] = ppid;
+	}
+	closedir(d);
+	for (size_t i = 0; i < n; i++) {
+		pid_t p = ppid_of[i];
+		for (int depth = 0; p > 1 && p != self && depth < 4096; depth++) {
+			size_t j;
+			for (j = 0; j < n && pid_of[j] != p; j++)
+				;
+			p = j < n ? ppid_of[j] : 0;
+		}
+		if (p == self) {
+			kill(pid_of[i], sig);
+			hit++;
+		}
+	}
+	return hit;
+}
+
+static void reap_all(void)
+{
+	while (waitpid(-1, NULL, WNOHANG) > 0)
+		;
+}
+
+/* End everything below cordon: SIGTERM, a grace period, SIGKILL. */
+static void end_tree(const sigset_t *set)
+{
+	struct timespec grace = { KILL_GRACE_SECONDS, 0 };
+	siginfo_t info;
+
+	if (!kill_tree(SIGTERM))
+		return;
+	while (sigtimedwait(set, &info, &grace) > 0 || errno == EINTR) {
+		reap_all();
+		if (!kill_tree(0))
+			return;
+	}
+	while (kill_tree(SIGKILL)) {
+		struct timespec tick = { 0, 10 * 1000 * 1000 };
+		nanosleep(&tick, NULL);
+		reap_all();
+	}
+	reap_all();
+}
+
+/* --- the child ------------------------------------------------------------ */
+
+struct report {
+	int stage;        /* 0 jail, 1 self-test, 2 exec */
+	int err;
+	char msg[240];
+};
+
+static void report(int fd, int stage, int err, const char *msg)
+{
+	struct report r = { stage, err, "" };
+
+	snprintf(r.msg, sizeof(r.msg), "%s", msg);
+	(void)!write(fd, &r, sizeof(r));
+}
+
+/* A directory outside every write root, for the self-test to be refused
+ * in (created and removed by the parent). */
+static char probe_dir[PATH_MAX];
+
+static void make_probe_dir(const struct policy *pol)
+{
+	const char *bases[] = { getenv("TMPDIR"), "/tmp", "/dev/shm", "/var/tmp" };
+
+	for (size_t i = 0; i < sizeof(bases) / sizeof(bases[0]); i++) {
+		char tmpl[PATH_MAX], res[PATH_MAX];
+		struct decision d;
+		if (!bases[i] || bases[i][0] != '/' ||
+		    path_resolve(bases[i], res, PATH_MISSING_ERROR) < 0)
+			continue;
+		policy_decide_path(pol, OP_WRITE, res, strlen(res), &d);
+		if (d.allow)
+			continue;
+		snprintf(tmpl, sizeof(tmpl), "%s/cordon-selftest.XXXXXX", res);
+		if (mkdtemp(tmpl)) {
+			memcpy(probe_dir, tmpl, strlen(tmpl) + 1);
+			return;
+		}
+	}
+}
+
+static void remove_probe_dir(void)
+{
+	char p[PATH_MAX + 8];
+
+	if (!probe_dir[0])
+		return;
+	snprintf(p, sizeof(p), "%s/probe", probe_dir);
+	unlink(p);
+	rmdir(probe_dir);
+}
+
+/* In the child, under the jail: a write outside the roots and, when they
+ * are forbidden, a fork must both be refused. Raw system calls: the shim
+ * is not loaded in cordon itself. Returns NULL, or what went through. */
+static const char *selftest(const struct policy *pol)
+{
+	char p[PATH_MAX + 8];
+
+	if (!probe_dir[0])
+		return "no directory outside the write roots to probe in";
+	snprintf(p, sizeof(p), "%s/probe", probe_dir);
+	long fd = syscall(SYS_openat, AT_FDCWD, p, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+	if (fd >= 0) {
+		close((int)fd);
+		unlink(p);
+		return "a write outside the write roots went through";
+	}
+	if (!pol->subprocess.value) {
+		pid_t pid = (pid_t)syscall(SYS_fork);
+		if (pid == 0)
+			_exit(0);
+		if (pid > 0) {
+			waitpid(pid, NULL, 0);
+			return "a fork went through although subprocesses are forbidden";
+		}
+	}
+	return NULL;
+}
+
+static void child(const struct policy *pol, const struct layers *l, char **argv, char **envp,
+		  const sigset_t *oldmask, int out)
+{
+	char err[256] = "";
+
+	for (int sig = 1; sig < NSIG; sig++)
+		signal(sig, SIG_DFL);
+	sigprocmask(SIG_SETMASK, oldmask, NULL);
+	if (pol->mode.value == MODE_ENFORCE && l->be) {
+		int r = l->be->apply(pol, &l->host, err, sizeof(err));
+		if (r) {
+			report(out, 0, -r, err);
+			_exit(EXIT_CORDON);
+		}
+		if (strcmp(l->be->name, "noop") != 0) {
+			const char *bad = selftest(pol);
+			if (bad) {
+				report(out, 1, 0, bad);
+				_exit(EXIT_CORDON);
+			}
+		}
+	}
+	execvpe(argv[0], argv, envp);
+	report(out, 2, errno, argv[0]);
+	_exit(errno == ENOENT || errno == ENOTDIR ? EXIT_NOTFOUND : EXIT_NOEXEC);
+}
+
+/* --- the supervisor ---------------------------------------------------------- */
+
+static int exit_status(int status)
+{
+	if (WIFEXITED(status))
+		return WEXITSTATUS(status);
+	if (WIFSIGNALED(status)) {
+		/* Die the same way, so our parent sees what the program did;
+		 * without a core of our own. */
+		int sig = WTERMSIG(status);
+		struct rlimit no_core = { 0, 0 };
+		setrlimit(RLIMIT_CORE, &no_core);
+		signal(sig, SIG_DFL);
+		sigset_t s;
+		sigemptyset(&s);
+		sigaddset(&s, sig);
+		sigprocmask(SIG_UNBLOCK, &s, NULL);
+		raise(sig);
+		return 128 + sig;
+	}
+	return EXIT_CORDON;
+}
+
+int cmd_run(struct policy *pol, char **argv, const char *tmpdir)
+{
+	static const int forwarded[] = { SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2,
+					 SIGWINCH, SIGCONT, SIGTSTP };
+	char shim[PATH_MAX];
+	struct layers l;
+	sigset_t set, old;
+	int pipefd[2], status = 0, code;
+	pid_t pid;
+
+	if (!argv || !argv[0])
+		die("unable to run: no program given (cordon run [OPTIONS] -- PROGRAM [ARGS])");
+	probe(pol, false, &l);
+	check_supported(pol, &l);
+	if (pol->mode.value == MODE_WARN)
+		warn("mode warn: the kernel layer is off; refusals are logged by the shim, not enforced");
+	find_shim(shim);
+	if (pol->private_tmp.value)
+		make_private_tmp(pol, tmpdir);
+	if (pol->log_file && strncmp(pol->log_file, "fd:", 3) != 0) {
+		/* Opened here, outside the jail; the program only appends. */
+		int fd = open(pol->log_file, O_WRONLY | O_APPEND | O_CREAT | O_NOCTTY, 0600);
+		if (fd < 0)
+			die_errno("unable to open the log file %s", pol->log_file);
+		free(pol->log_file);
+		if (asprintf(&pol->log_file, "fd:%d", fd) < 0)
+			die("out of memory");
+	}
+	int policy_fd = policy_memfd(pol);
+	char **envp = build_env(pol, shim, policy_fd, private_tmp[0] ? private_tmp : NULL);
+	if (pol->mode.value == MODE_ENFORCE && l.be && strcmp(l.be->name, "noop") != 0)
+		make_probe_dir(pol);
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGCHLD);
+	sigaddset(&set, SIGALRM);
+	for (size_t i = 0; i < sizeof(forwarded) / sizeof(forwarded[0]); i++)
+		sigaddset(&set, forwarded[i]);
+	sigprocmask(SIG_BLOCK, &set, &old);
+	prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
+	if (pipe2(pipefd, O_CLOEXEC) < 0)
+		die_errno("unable to create a pipe");
+
+	pid = fork();
+	if (pid < 0)
+		die_errno("unable to fork");
+	if (pid == 0) {
+		close(pipefd[0]);
+		child(pol, &l, argv, envp, &old, pipefd[1]);
+	}
+	close(pipefd[1]);
+
+	struct report r;
+	ssize_t got = read(pipefd[0], &r, sizeof(r));
+	close(pipefd[0]);
+	remove_probe_dir();
+	if (got == (ssize_t)sizeof(r)) {
+		waitpid(pid, &status, 0);
+		remove_private_tmp();
+		if (r.stage == 0)
+			die("unable to apply the kernel layer: %s", r.msg);
+		if (r.stage == 1)
+			die("unable to trust the kernel layer: its self-test failed: %s", r.msg);
+		errno = r.err;
+		warn_errno("unable to run %s", r.msg);
+		return errno == ENOENT || errno == ENOTDIR ? EXIT_NOTFOUND : EXIT_NOEXEC;
+	}
+
+	struct timespec deadline, now;
+	clock_gettime(CLOCK_MONOTONIC, &deadline);
+	deadline.tv_sec += pol->timeout.value;
+	bool timed_out = false, done = false;
+	while (!done) {
+		siginfo_t info;
+		int sig;
+		if (pol->timeout.value) {
+			clock_gettime(CLOCK_MONOTONIC, &now);
+			struct timespec left = { deadline.tv_sec - now.tv_sec,
+						 deadline.tv_nsec - now.tv_nsec };
+			if (left.tv_nsec < 0) {
+				left.tv_sec--;
+				left.tv_nsec += 1000000000L;
+			}
+			if (left.tv_sec < 0) {
+				timed_out = true;
+				break;
+			}
+			sig = sigtimedwait(&set, &info, &left);
+		} else {
+			sig = sigwaitinfo(&set, &info);
+		}
+		if (sig < 0) {
+			if (errno == EAGAIN)
+				timed_out = true;
+			if (errno == EAGAIN)
+				break;
+			continue;
+		}
+		if (sig == SIGCHLD) {
+			pid_t w;
+			int st;
+			while ((w = waitpid(-1, &st, WNOHANG)) > 0) {
+				if (w == pid) {
+					status = st;
+					done = true;
+				}
+			}
+			continue;
+		}
+		/* A signal sent to cordon (not one the terminal sent to the
+		 * whole foreground group, which the program got too) goes on
+		 * to the program. */
+		if (info.si_code <= 0 && info.si_pid != pid)
+			kill(pid, sig);
+	}
+	if (timed_out) {
+		warn("timeout after %ds: ending the process tree", pol->timeout.value);
+		end_tree(&set);
+		reap_all();
+		remove_private_tmp();
+		return EXIT_TIMEOUT;
+	}
+	/* The program is gone: what it left running goes with it. */
+	end_tree(&set);
+	remove_private_tmp();
+	code = exit_status(status);
+	return code;
+}

@@ -1,0 +1,19 @@
+/*
+ * run.h - the commands that involve the kernel layer.
+ */
+#ifndef CORDON_RUN_H
+#define CORDON_RUN_H
+
+#include <stdio.h>
+
+#include "../shim/policy.h"
+#include "parse.h"
+
+/* Run @argv under @pol; returns the exit status to leave with. @tmpdir is
+ * where the private TMPDIR is made. Dies (125) on cordon's own failures. */
+int cmd_run(struct policy *pol, char **argv, const char *tmpdir);
+
+/* Print what this host enforces of @pol, layer by layer. */
+int cmd_status(const struct policy *pol, FILE *out);
+
+#endif /* CORDON_RUN_H */
