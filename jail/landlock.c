@@ -39,19 +39,6 @@
 	(LANDLOCK_ACCESS_FS_WRITE_FILE | LANDLOCK_ACCESS_FS_READ_FILE |                  \
 	 LANDLOCK_ACCESS_FS_TRUNCATE | LANDLOCK_ACCESS_FS_IOCTL_DEV)
 
-/* Devices every program may write, truncate (">/dev/null" opens O_TRUNC)
- * and, for terminals, ioctl: what each one is for. */
-static const char *const devices[] = {
-	"/dev/null",    /* discarding output */
-	"/dev/zero",    /* mmap and dd sources opened read-write */
-	"/dev/full",    /* tests of write errors */
-	"/dev/random",  /* writes add entropy: harmless */
-	"/dev/urandom",
-	"/dev/tty",     /* the controlling terminal, whatever it is */
-	"/dev/ptmx",    /* new pseudo-terminals (script, expect, tmux) */
-	"/dev/pts",     /* their other ends, and the program's own terminal */
-};
-
 __attribute__((format(printf, 3, 4)))
 static int fail(char *err, size_t size, const char *fmt, ...)
 {
@@ -255,20 +242,15 @@ int landlock_apply(const struct policy *pol, int abi, char *err, size_t errsize)
 		if (r)
 			goto out;
 	}
-	for (size_t i = 0; i < sizeof(devices) / sizeof(devices[0]); i++) {
-		r = add_path(ruleset, devices[i], attr.handled_access_fs, false, err, errsize);
+	/* Devices (policy_add_devices): written, truncated (">/dev/null"
+	 * opens O_TRUNC), ioctl'd; never created or removed. */
+	HASH_ITER(hh, pol->paths.head, e, tmp) {
+		if (!(e->kinds & 1u << PATH_DEVICE))
+			continue;
+		r = add_path(ruleset, e->path, attr.handled_access_fs & FS_FILE_RIGHTS, false, err,
+			     errsize);
 		if (r)
 			goto out;
-	}
-	/* The program's own terminal, wherever it is (a console, a serial
-	 * line): TIOCSTI on it is refused by seccomp, not here. */
-	for (int fd = 0; fd <= 2; fd++) {
-		char tty[256];
-		if (isatty(fd) && ttyname_r(fd, tty, sizeof(tty)) == 0) {
-			r = add_path(ruleset, tty, attr.handled_access_fs, false, err, errsize);
-			if (r)
-				goto out;
-		}
 	}
 	if (attr.handled_access_net) {
 		r = add_ports(ruleset, &pol->net_connect, LANDLOCK_ACCESS_NET_CONNECT_TCP, err,

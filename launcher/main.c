@@ -113,6 +113,8 @@ int main(int argc, char **argv)
 	if (cli_compile(&cli, &env, &pol, &ctx) < 0)
 		die("unable to use the policy: %u error%s above; nothing was run", ctx.errors,
 		    ctx.errors == 1 ? "" : "s");
+	if (policy_add_devices(&pol) < 0)
+		die("unable to use the policy: out of memory");
 
 	switch (cli.cmd) {
 	case CMD_RUN:

@@ -223,6 +223,8 @@ static const char *hint(const struct log_event *ev, char *buf, size_t size)
 		puts_(&o, "subprocess yes");
 		break;
 	case REASON_POLICY_UNREADABLE:
+	case REASON_DEVICE:
+	case REASON_DEVICE_ENTRY:
 	case REASON_READ_DENY:
 	case REASON_WRITE_ROOT:
 	case REASON_READ_DEFAULT:

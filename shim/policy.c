@@ -17,9 +17,11 @@
 
 #include <netinet/in.h>
 #include <stddef.h>
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/un.h>
+#include <unistd.h>
 
 const char *const net_mode_names[] = { "none", "isolated", "all", NULL };
 const char *const run_mode_names[] = { "enforce", "warn", "off", NULL };
@@ -84,15 +86,55 @@ static void decide(struct decision *d, bool allow, enum reason reason, const str
 	d->matched = matched;
 }
 
+/* The devices every program may write, and what each is for. */
+static const char *const devices[] = {
+	"/dev/null",    /* discarding output */
+	"/dev/zero",    /* mmap and dd sources opened read-write */
+	"/dev/full",    /* tests of write errors */
+	"/dev/random",  /* writes add entropy: harmless */
+	"/dev/urandom",
+	"/dev/tty",     /* the controlling terminal, whatever it is */
+	"/dev/ptmx",    /* new pseudo-terminals (script, expect, tmux) */
+	"/dev/pts",     /* their other ends, and the program's own terminal */
+};
+
+static const struct rule device_rule = { NULL, "built-in", 0, "" };
+
+int policy_add_devices(struct policy *p)
+{
+	char tty[256];
+
+	for (size_t i = 0; i < sizeof(devices) / sizeof(devices[0]); i++) {
+		int r = pathset_add(&p->paths, devices[i], PATH_DEVICE, &device_rule);
+		if (r)
+			return r;
+	}
+	/* The program's own terminal, wherever it is (a console, a serial
+	 * line). TIOCSTI on it is refused by seccomp. */
+	for (int fd = 0; fd <= 2; fd++) {
+		if (isatty(fd) && ttyname_r(fd, tty, sizeof(tty)) == 0 && tty[0] == '/' &&
+		    pathset_add(&p->paths, tty, PATH_DEVICE, &device_rule) != 0)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
 void policy_decide_path(const struct policy *p, enum op op, const char *path, size_t len,
 			struct decision *d)
 {
-	unsigned mask = 1u << PATH_WRITE | 1u << PATH_READ_DENY;
+	unsigned mask = 1u << PATH_WRITE | 1u << PATH_READ_DENY | 1u << PATH_DEVICE;
 	const struct pathset_entry *e;
 
 	if (op == OP_CONNECT)
 		mask |= 1u << PATH_SOCKET;
 	e = pathset_nearest(&p->paths, path, len, mask);
+	if (e && (e->kinds & 1u << PATH_DEVICE) && !(e->kinds & 1u << PATH_WRITE)) {
+		if (op == OP_WRITE)
+			decide(d, false, REASON_DEVICE_ENTRY, NULL, e->path);
+		else
+			decide(d, true, REASON_DEVICE, NULL, e->path);
+		return;
+	}
 	if (e && (e->kinds & 1u << PATH_READ_DENY)) {
 		decide(d, false, REASON_READ_DENY, e->data[PATH_READ_DENY], e->path);
 		return;
@@ -215,6 +257,7 @@ const char *op_name(enum op op)
 	static const char *const names[OP__COUNT] = {
 		[OP_READ] = "read",
 		[OP_WRITE] = "write",
+		[OP_WRITE_DATA] = "write",
 		[OP_CONNECT] = "connect",
 		[OP_BIND] = "bind",
 	};
@@ -239,6 +282,8 @@ const char *reason_text(enum reason r)
 	case REASON_NET_LOCAL:        return "local to the kernel";
 	case REASON_SUBPROCESS:       return "subprocesses are not allowed";
 	case REASON_POLICY_UNREADABLE: return "the policy could not be read: everything is refused";
+	case REASON_DEVICE:           return "a device every program may write";
+	case REASON_DEVICE_ENTRY:     return "devices may be written, not created, removed or renamed";
 	}
 	return "?";
 }

@@ -31,6 +31,7 @@ struct rule {
 enum op {
 	OP_READ,                     /* open for reading, exec, stat-like */
 	OP_WRITE,                    /* create, modify, delete, rename, metadata */
+	OP_WRITE_DATA,               /* open an existing file for writing, truncate */
 	OP_CONNECT,                  /* connect(2) / sendto(2) to an address */
 	OP_BIND,                     /* bind(2) */
 	OP__COUNT
@@ -49,6 +50,8 @@ enum path_kind {
 	PATH_WRITE,                  /* write root: create/modify/delete beneath */
 	PATH_READ_DENY,              /* neither read nor written beneath */
 	PATH_SOCKET,                 /* unix socket the program may connect to */
+	PATH_DEVICE,                 /* device the program may open for writing
+	                                and ioctl, but not create or remove */
 };
 
 /* A scalar setting and the directive that set it last (NULL: built-in). */
@@ -119,6 +122,8 @@ enum reason {
 	REASON_NET_LOCAL,             /* allow: AF_UNSPEC / AF_NETLINK */
 	REASON_SUBPROCESS,            /* deny: subprocess no */
 	REASON_POLICY_UNREADABLE,     /* deny: the shim could not read its policy */
+	REASON_DEVICE,                /* allow: a device every program may write */
+	REASON_DEVICE_ENTRY,          /* deny: creating or removing a device entry */
 };
 
 struct decision {
@@ -129,6 +134,11 @@ struct decision {
 };
 
 void policy_init(struct policy *p);
+
+/* Add the devices every program may write (/dev/null, /dev/tty, /dev/pts,
+ * ...) and the terminals on descriptors 0-2, as PATH_DEVICE entries. Both
+ * layers call it, so the shim allows what the kernel layer allows. */
+int policy_add_devices(struct policy *p);
 void policy_free(struct policy *p);
 
 /* Decide @op on the canonical @path (length @len). For OP_CONNECT and

@@ -456,6 +456,8 @@ static void shim_init(void)
 		load_env_config(&ctx);
 	if (ctx.errors)
 		broken = true;
+	if (policy_add_devices(&pol) < 0)
+		broken = true;
 
 	if (pol.log_file && strncmp(pol.log_file, "fd:", 3) == 0) {
 		/* Handed over open (and kept across exec) by whoever started us. */
@@ -956,7 +958,7 @@ static enum shim_verdict decide_resolved(const struct call *c, enum op op, enum 
 
 static enum op op_of(enum shim_class cls)
 {
-	return cls == CLASS_read ? OP_READ : OP_WRITE;
+	return cls == CLASS_read ? OP_READ : cls == CLASS_write ? OP_WRITE_DATA : OP_WRITE;
 }
 
 /* Classes whose operation changes the directory entry of the target. */
@@ -1109,8 +1111,13 @@ static enum shim_verdict begin_path(enum shim_sym sym, enum role role, int dirfd
 		 * lead into one. */
 		return decide_resolved(&c, op, cls, role, t->abs, raw, dotdot, follow, saved, hold);
 	}
+	if (d.reason == REASON_DEVICE)
+		return allow(&c, t->abs, &d, saved, SHIM_PASS);
 	if (strlen(t->abs) == strlen(d.matched) && changes_entry(cls)) {
-		/* The root itself: its entry lives in the parent, outside. */
+		/* The root itself: its entry lives in the parent, outside. It
+		 * exists, so a create fails as the kernel's lookup would. */
+		if (cls == CLASS_create && role == ROLE_ONLY)
+			return fail(EEXIST);
 		d.allow = false;
 		d.reason = REASON_OUTSIDE_ROOTS;
 		return refuse_or_hold(&c, t->abs, &d, saved, hold);
@@ -1237,7 +1244,9 @@ enum shim_verdict shim_begin_open(enum shim_sym sym, int dirfd, const char *path
 	if (n < 0)
 		return fail(-n);
 	c.op = creat ? "create" : "write";
-	decide_path(OP_WRITE, t.abs, &d);
+	decide_path(OP_WRITE_DATA, t.abs, &d);
+	if (d.allow && d.reason == REASON_DEVICE && !has_dotdot(path))
+		return allow(&c, t.abs, &d, saved, SHIM_PASS);
 
 	if (d.allow && !has_dotdot(path)) {
 		char rel[PATH_MAX];
@@ -1259,7 +1268,7 @@ enum shim_verdict shim_begin_open(enum shim_sym sym, int dirfd, const char *path
 
 	/* The resolving path. */
 	struct where w;
-	n = locate(OP_WRITE, t.abs, raw, has_dotdot(path) || d.allow, !(flags & O_NOFOLLOW),
+	n = locate(OP_WRITE_DATA, t.abs, raw, has_dotdot(path) || d.allow, !(flags & O_NOFOLLOW),
 		   creat, &w);
 	if (n < 0)
 		return fail(-n);
@@ -1359,7 +1368,7 @@ enum shim_verdict shim_begin_fd(enum shim_sym sym, int fd)
 	if (p[0] != '/' || strncmp(p, "/memfd:", 7) == 0 ||
 	    (n > 10 && strcmp(p + n - 10, " (deleted)") == 0))
 		return SHIM_PASS;
-	decide_path(OP_WRITE, p, &d);
+	decide_path(op_of(cls), p, &d);
 	if (d.allow)
 		return allow(&c, p, &d, saved, SHIM_PASS);
 	return refuse(&c, p, &d, saved);
