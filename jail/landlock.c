@@ -39,18 +39,6 @@
 	(LANDLOCK_ACCESS_FS_WRITE_FILE | LANDLOCK_ACCESS_FS_READ_FILE |                  \
 	 LANDLOCK_ACCESS_FS_TRUNCATE | LANDLOCK_ACCESS_FS_IOCTL_DEV)
 
-__attribute__((format(printf, 3, 4)))
-static int fail(char *err, size_t size, const char *fmt, ...)
-{
-	int e = errno;
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, size, fmt, ap);
-	va_end(ap);
-	return e ? -e : -EINVAL;
-}
-
 int landlock_abi(char *err, size_t errsize)
 {
 	long abi = syscall(SYS_landlock_create_ruleset, NULL, 0, LANDLOCK_CREATE_RULESET_VERSION);
@@ -76,17 +64,17 @@ static int add_path(int ruleset, const char *path, uint64_t handled, bool must_e
 	if (fd < 0) {
 		if (!must_exist)
 			return 0;
-		return fail(err, errsize, "unable to open write root %s", path);
+		return jail_fail(err, errsize, "unable to open write root %s", path);
 	}
 	if (fstat(fd, &st) < 0) {
 		close(fd);
-		return fail(err, errsize, "unable to stat %s", path);
+		return jail_fail(err, errsize, "unable to stat %s", path);
 	}
 	pb.allowed_access = S_ISDIR(st.st_mode) ? handled : handled & FS_FILE_RIGHTS;
 	pb.parent_fd = fd;
 	if (pb.allowed_access &&
 	    syscall(SYS_landlock_add_rule, ruleset, CORDON_RULE_PATH_BENEATH, &pb, 0) < 0) {
-		int r = fail(err, errsize, "unable to add a Landlock rule for %s", path);
+		int r = jail_fail(err, errsize, "unable to add a Landlock rule for %s", path);
 		close(fd);
 		return r;
 	}
@@ -155,7 +143,7 @@ static int add_ports(int ruleset, const struct port_list *l, uint64_t access, ch
 		for (unsigned port = l->v[i].lo; port <= l->v[i].hi; port++) {
 			struct cordon_net_port_attr np = { access, port };
 			if (syscall(SYS_landlock_add_rule, ruleset, CORDON_RULE_NET_PORT, &np, 0) < 0)
-				return fail(err, errsize, "unable to add a Landlock rule for port %u",
+				return jail_fail(err, errsize, "unable to add a Landlock rule for port %u",
 					    port);
 		}
 	}
@@ -217,7 +205,7 @@ int landlock_apply(const struct policy *pol, int abi, char *err, size_t errsize)
 		attr.handled_access_fs |= LANDLOCK_ACCESS_FS_READ_FILE;
 	ruleset = (int)syscall(SYS_landlock_create_ruleset, &attr, attr_size, 0);
 	if (ruleset < 0)
-		return fail(err, errsize, "unable to create a Landlock ruleset (ABI %d)", abi);
+		return jail_fail(err, errsize, "unable to create a Landlock ruleset (ABI %d)", abi);
 
 	/* read-deny: reads are handled, and granted everywhere but there. */
 	if (pol->n_read_deny) {
@@ -262,11 +250,11 @@ int landlock_apply(const struct policy *pol, int abi, char *err, size_t errsize)
 			goto out;
 	}
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0) {
-		r = fail(err, errsize, "unable to set no_new_privs");
+		r = jail_fail(err, errsize, "unable to set no_new_privs");
 		goto out;
 	}
 	if (syscall(SYS_landlock_restrict_self, ruleset, 0) < 0)
-		r = fail(err, errsize, "unable to enforce the Landlock ruleset");
+		r = jail_fail(err, errsize, "unable to enforce the Landlock ruleset");
 out:
 	close(ruleset);
 	return r;

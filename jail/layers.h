@@ -9,9 +9,26 @@
 
 #ifdef __linux__
 
+#include <errno.h>
+#include <stdarg.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include "../shim/policy.h"
+
+/* Write a reason into @err and return -errno (errno as it was on entry,
+ * or -EINVAL when it was 0): every layer's failure path. */
+__attribute__((format(printf, 3, 4)))
+static inline int jail_fail(char *err, size_t size, const char *fmt, ...)
+{
+	int e = errno;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, size, fmt, ap);
+	va_end(ap);
+	return e ? -e : -EINVAL;
+}
 
 /* Landlock: the highest ABI this kernel offers (0: none, reason in @err). */
 int landlock_abi(char *err, size_t errsize);

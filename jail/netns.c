@@ -20,18 +20,6 @@
 
 #include "layers.h"
 
-__attribute__((format(printf, 3, 4)))
-static int fail(char *err, size_t size, const char *fmt, ...)
-{
-	int e = errno;
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, size, fmt, ap);
-	va_end(ap);
-	return e ? -e : -EINVAL;
-}
-
 static int write_file(const char *path, const char *text)
 {
 	int fd = open(path, O_WRONLY | O_CLOEXEC);
@@ -53,30 +41,30 @@ int netns_apply(char *err, size_t errsize)
 
 	if (geteuid() == 0) {
 		if (unshare(CLONE_NEWNET) < 0)
-			return fail(err, errsize, "unable to create a network namespace");
+			return jail_fail(err, errsize, "unable to create a network namespace");
 	} else {
 		char map[64];
 		if (unshare(CLONE_NEWUSER | CLONE_NEWNET) < 0)
-			return fail(err, errsize,
+			return jail_fail(err, errsize,
 				    "unable to create a user and network namespace (hint: user "
 				    "namespaces may be disabled, e.g. by AppArmor or "
 				    "kernel.unprivileged_userns_clone)");
 		snprintf(map, sizeof(map), "%u %u 1\n", uid, uid);
 		if (write_file("/proc/self/uid_map", map) < 0 ||
 		    write_file("/proc/self/setgroups", "deny\n") < 0)
-			return fail(err, errsize, "unable to map the user namespace");
+			return jail_fail(err, errsize, "unable to map the user namespace");
 		snprintf(map, sizeof(map), "%u %u 1\n", gid, gid);
 		if (write_file("/proc/self/gid_map", map) < 0)
-			return fail(err, errsize, "unable to map the user namespace");
+			return jail_fail(err, errsize, "unable to map the user namespace");
 	}
 	s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	if (s < 0)
-		return fail(err, errsize, "unable to open a socket in the new namespace");
+		return jail_fail(err, errsize, "unable to open a socket in the new namespace");
 	memset(&ifr, 0, sizeof(ifr));
 	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "lo");
 	if (ioctl(s, SIOCGIFFLAGS, &ifr) < 0 ||
 	    (ifr.ifr_flags |= IFF_UP | IFF_RUNNING, ioctl(s, SIOCSIFFLAGS, &ifr) < 0)) {
-		int r = fail(err, errsize, "unable to bring up loopback in the new namespace");
+		int r = jail_fail(err, errsize, "unable to bring up loopback in the new namespace");
 		close(s);
 		return r;
 	}
@@ -90,7 +78,7 @@ int netns_probe(char *err, size_t errsize)
 	int status;
 
 	if (pid < 0)
-		return fail(err, errsize, "unable to fork to probe namespaces");
+		return jail_fail(err, errsize, "unable to fork to probe namespaces");
 	if (pid == 0)
 		_exit(netns_apply(err, errsize) == 0 ? 0 : 1);
 	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
