@@ -1,0 +1,153 @@
+/*
+ * test_seccomp.c - the seccomp filter, as data and live.
+ *
+ * As data: the filter libseccomp builds for two policies, exported as
+ * pseudo-filter code, equals the reviewed golden files in tests/golden/
+ * (regenerate with CORDON_GOLDEN_UPDATE=1 after reviewing the difference).
+ * Live: in a forked child with the filter loaded, each refused call fails
+ * with its errno and what must keep working works.
+ */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "../../jail/layers.h"
+
+static void policy_with(struct policy *p, int net, int subprocess)
+{
+	policy_init(p);
+	p->net.value = net;
+	p->subprocess.value = subprocess;
+}
+
+static char *export(const struct policy *p, size_t *len)
+{
+	int fd = (int)syscall(SYS_memfd_create, "pfc", 0);
+	char *buf;
+
+	cr_assert_geq(fd, 0);
+	cr_assert_eq(seccomp_export(p, fd), 0);
+	off_t n = lseek(fd, 0, SEEK_END);
+	buf = calloc(1, (size_t)n + 1);
+	cr_assert_eq(pread(fd, buf, (size_t)n, 0), n);
+	close(fd);
+	*len = (size_t)n;
+	return buf;
+}
+
+static void compare_golden(const struct policy *p, const char *name)
+{
+	char path[4096];
+	size_t len;
+	char *got = export(p, &len);
+	const char *src = getenv("CORDON_SRC");
+
+	snprintf(path, sizeof(path), "%s/tests/golden/%s", src ? src : ".", name);
+	if (getenv("CORDON_GOLDEN_UPDATE")) {
+		FILE *f = fopen(path, "w");
+		cr_assert_not_null(f);
+		fwrite(got, 1, len, f);
+		fclose(f);
+	}
+	FILE *f = fopen(path, "r");
+	cr_assert_not_null(f, "no golden file %s", path);
+	char *want = calloc(1, len + 2);
+	size_t n = fread(want, 1, len + 1, f);
+	fclose(f);
+	cr_expect(n == len && memcmp(got, want, len) == 0,
+		  "the filter differs from %s; review, then CORDON_GOLDEN_UPDATE=1", path);
+	free(got);
+	free(want);
+}
+
+Test(seccomp_golden, net_none_no_subprocess)
+{
+	struct policy p;
+
+	policy_with(&p, NET_NONE, 0);
+	compare_golden(&p, "seccomp-net-none-no-subprocess.pfc");
+	policy_free(&p);
+}
+
+Test(seccomp_golden, net_all_subprocess)
+{
+	struct policy p;
+
+	policy_with(&p, NET_ALL, 1);
+	compare_golden(&p, "seccomp-net-all.pfc");
+	policy_free(&p);
+}
+
+/* Run @check in a child under the filter for @p; its exit status is the
+ * number of failed expectations. */
+static void *thread_fn(void *arg)
+{
+	return arg;
+}
+
+static int live_checks(void)
+{
+	int bad = 0, fd;
+
+	/* refused */
+	if (syscall(SYS_io_uring_setup, 1, calloc(1, 256)) != -1 || errno != ENOSYS)
+		bad |= 1;
+	if (socket(AF_INET, SOCK_DGRAM, 0) != -1 || errno != EACCES)
+		bad |= 2;
+	if (socket(AF_INET6, SOCK_RAW, 0) != -1 || errno != EACCES)
+		bad |= 4;
+	if (socket(AF_PACKET, SOCK_RAW, 0) != -1 || errno != EACCES)
+		bad |= 8;
+	if (unshare(CLONE_NEWUSER) != -1 || errno != EPERM)
+		bad |= 16;
+	if (syscall(SYS_fork) != -1 || errno != EACCES)
+		bad |= 32;
+	if (syscall(SYS_ptrace, 0, 0, 0, 0) != -1 || errno != EPERM)
+		bad |= 64;
+	/* still working */
+	fd = socket(AF_INET, SOCK_STREAM, 0);
+	if (fd < 0)
+		bad |= 128;
+	else
+		close(fd);
+	fd = socket(AF_UNIX, SOCK_STREAM, 0);
+	if (fd < 0)
+		bad |= 256;
+	else
+		close(fd);
+	pthread_t t;
+	if (pthread_create(&t, NULL, thread_fn, NULL) != 0 || pthread_join(t, NULL) != 0)
+		bad |= 512;
+	return bad;
+}
+
+Test(seccomp_live, refused_calls_fail_and_threads_work)
+{
+	struct policy p;
+	char err[256] = "";
+	int status;
+
+	policy_with(&p, NET_NONE, 0);
+	pid_t pid = fork();
+	cr_assert_geq(pid, 0);
+	if (pid == 0) {
+		prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
+		if (seccomp_apply(&p, err, sizeof(err)) != 0)
+			_exit(255);
+		_exit(live_checks() ? 1 : 0);
+	}
+	cr_assert_eq(waitpid(pid, &status, 0), pid);
+	cr_expect(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+		  "status %d: a refused call went through or a needed one failed", status);
+	policy_free(&p);
+}
