@@ -23,7 +23,9 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <poll.h>
 #include <sys/resource.h>
+#include <sys/signalfd.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -90,8 +92,9 @@ static void check_supported(const struct policy *pol, const struct layers *l)
 			continue;
 		missing++;
 		if (on == UNSUPPORTED_ERROR)
-			warn("no kernel layer here enforces: %s%s%s", l->f[i].feature,
-			     l->host.why_not[0] ? " (" : "", l->host.why_not[0] ? l->host.why_not : "");
+			warn("no kernel layer here enforces: %s%s%s%s", l->f[i].feature,
+			     l->host.why_not[0] ? " (" : "", l->host.why_not[0] ? l->host.why_not : "",
+			     l->host.why_not[0] ? ")" : "");
 		else if (on == UNSUPPORTED_WARN)
 			warn("not enforced by the kernel here, only by the shim: %s", l->f[i].feature);
 	}
@@ -395,23 +398,27 @@ static void remove_probe_dir(void)
 	rmdir(probe_dir);
 }
 
-/* In the child, under the jail: a write outside the roots and, when they
- * are forbidden, a fork must both be refused. Raw system calls: the shim
- * is not loaded in cordon itself. Returns NULL, or what went through. */
-static const char *selftest(const struct policy *pol)
+/*
+ * In the child, under the jail: prove what was applied. A write outside the
+ * roots must be refused when Landlock was applied (and there is somewhere
+ * outside the roots at all), a fork when seccomp was applied and
+ * subprocesses are forbidden. Raw system calls: the shim is not loaded in
+ * cordon itself. Returns NULL, or what went through.
+ */
+static const char *selftest(const struct policy *pol, const struct jail_host *h)
 {
 	char p[PATH_MAX + 8];
 
-	if (!probe_dir[0])
-		return "no directory outside the write roots to probe in";
-	snprintf(p, sizeof(p), "%s/probe", probe_dir);
-	long fd = syscall(SYS_openat, AT_FDCWD, p, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
-	if (fd >= 0) {
-		close((int)fd);
-		unlink(p);
-		return "a write outside the write roots went through";
+	if (h->landlock_abi && probe_dir[0]) {
+		snprintf(p, sizeof(p), "%s/probe", probe_dir);
+		long fd = syscall(SYS_openat, AT_FDCWD, p, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+		if (fd >= 0) {
+			close((int)fd);
+			unlink(p);
+			return "a write outside the write roots went through";
+		}
 	}
-	if (!pol->subprocess.value) {
+	if (h->seccomp && !pol->subprocess.value) {
 		pid_t pid = (pid_t)syscall(SYS_fork);
 		if (pid == 0)
 			_exit(0);
@@ -438,7 +445,7 @@ static void child(const struct policy *pol, const struct layers *l, char **argv,
 			_exit(EXIT_CORDON);
 		}
 		if (strcmp(l->be->name, "noop") != 0) {
-			const char *bad = selftest(pol);
+			const char *bad = selftest(pol, &l->host);
 			if (bad) {
 				report(out, 1, 0, bad);
 				_exit(EXIT_CORDON);
@@ -473,14 +480,81 @@ static int exit_status(int status)
 	return EXIT_CORDON;
 }
 
+/* The log file, when it is a path: cordon keeps it and copies what the
+ * shims write into a pipe, so the program can add lines but never truncate
+ * or rewrite what was logged. */
+struct log_relay {
+	int file;    /* the log file, or -1 */
+	int pipe;    /* the read end, or -1 */
+};
+
+static void relay(struct log_relay *r)
+{
+	char buf[65536];
+	ssize_t n;
+
+	while (r->pipe >= 0 && (n = read(r->pipe, buf, sizeof(buf))) != 0) {
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			if (errno != EAGAIN)
+				r->pipe = -1;
+			return;
+		}
+		for (ssize_t off = 0; off < n;) {
+			ssize_t w = write(r->file, buf + off, (size_t)(n - off));
+			if (w <= 0)
+				break;
+			off += w;
+		}
+	}
+	if (r->pipe >= 0) {
+		close(r->pipe);
+		r->pipe = -1;
+	}
+}
+
+static void open_log_relay(struct policy *pol, struct log_relay *r)
+{
+	int p[2];
+
+	r->file = r->pipe = -1;
+	if (!pol->log_file || strncmp(pol->log_file, "fd:", 3) == 0)
+		return;
+	r->file = open(pol->log_file, O_WRONLY | O_APPEND | O_CREAT | O_NOCTTY | O_CLOEXEC, 0600);
+	if (r->file < 0)
+		die_errno("unable to open the log file %s", pol->log_file);
+	if (pipe(p) < 0)
+		die_errno("unable to create the log pipe");
+	fcntl(p[0], F_SETFD, FD_CLOEXEC);
+	fcntl(p[0], F_SETFL, O_NONBLOCK);
+	r->pipe = p[0];
+	free(pol->log_file);
+	if (asprintf(&pol->log_file, "fd:%d", p[1]) < 0)
+		die("out of memory");
+}
+
+static void free_env(char **envp)
+{
+	/* build_env's own strings are the last two or three: the rest belong
+	 * to environ. */
+	for (char **e = envp; *e; e++)
+		if (strncmp(*e, "LD_PRELOAD=", 11) == 0 || strncmp(*e, "CORDON_POLICY_FD=", 17) == 0 ||
+		    (private_tmp[0] && strncmp(*e, "TMPDIR=", 7) == 0 &&
+		     strcmp(*e + 7, private_tmp) == 0))
+			free(*e);
+	free(envp);
+}
+
 int cmd_run(struct policy *pol, char **argv, const char *tmpdir)
 {
 	static const int forwarded[] = { SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2,
 					 SIGWINCH, SIGCONT, SIGTSTP };
 	char shim[PATH_MAX];
 	struct layers l;
+	struct log_relay log;
 	sigset_t set, old;
-	int pipefd[2], status = 0, code;
+	int pipefd[2], status = 0, sfd;
 	pid_t pid;
 
 	if (!argv || !argv[0])
@@ -492,15 +566,7 @@ int cmd_run(struct policy *pol, char **argv, const char *tmpdir)
 	find_shim(shim);
 	if (pol->private_tmp.value)
 		make_private_tmp(pol, tmpdir);
-	if (pol->log_file && strncmp(pol->log_file, "fd:", 3) != 0) {
-		/* Opened here, outside the jail; the program only appends. */
-		int fd = open(pol->log_file, O_WRONLY | O_APPEND | O_CREAT | O_NOCTTY, 0600);
-		if (fd < 0)
-			die_errno("unable to open the log file %s", pol->log_file);
-		free(pol->log_file);
-		if (asprintf(&pol->log_file, "fd:%d", fd) < 0)
-			die("out of memory");
-	}
+	open_log_relay(pol, &log);
 	int policy_fd = policy_memfd(pol);
 	char **envp = build_env(pol, shim, policy_fd, private_tmp[0] ? private_tmp : NULL);
 	if (pol->mode.value == MODE_ENFORCE && l.be && strcmp(l.be->name, "noop") != 0)
@@ -508,10 +574,12 @@ int cmd_run(struct policy *pol, char **argv, const char *tmpdir)
 
 	sigemptyset(&set);
 	sigaddset(&set, SIGCHLD);
-	sigaddset(&set, SIGALRM);
 	for (size_t i = 0; i < sizeof(forwarded) / sizeof(forwarded[0]); i++)
 		sigaddset(&set, forwarded[i]);
 	sigprocmask(SIG_BLOCK, &set, &old);
+	sfd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
+	if (sfd < 0)
+		die_errno("unable to create a signalfd");
 	prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
 	if (pipe2(pipefd, O_CLOEXEC) < 0)
 		die_errno("unable to create a pipe");
@@ -524,6 +592,10 @@ int cmd_run(struct policy *pol, char **argv, const char *tmpdir)
 		child(pol, &l, argv, envp, &old, pipefd[1]);
 	}
 	close(pipefd[1]);
+	close(policy_fd);
+	if (log.pipe >= 0)
+		close(atoi(pol->log_file + 3));  /* the program's end */
+	free_env(envp);
 
 	struct report r;
 	ssize_t got = read(pipefd[0], &r, sizeof(r));
@@ -531,6 +603,7 @@ int cmd_run(struct policy *pol, char **argv, const char *tmpdir)
 	remove_probe_dir();
 	if (got == (ssize_t)sizeof(r)) {
 		waitpid(pid, &status, 0);
+		relay(&log);
 		remove_private_tmp();
 		if (r.stage == 0)
 			die("unable to apply the kernel layer: %s", r.msg);
@@ -546,58 +619,52 @@ int cmd_run(struct policy *pol, char **argv, const char *tmpdir)
 	deadline.tv_sec += pol->timeout.value;
 	bool timed_out = false, done = false;
 	while (!done) {
-		siginfo_t info;
-		int sig;
+		struct pollfd fds[2] = { { sfd, POLLIN, 0 }, { log.pipe, POLLIN, 0 } };
+		int wait_ms = -1;
 		if (pol->timeout.value) {
 			clock_gettime(CLOCK_MONOTONIC, &now);
-			struct timespec left = { deadline.tv_sec - now.tv_sec,
-						 deadline.tv_nsec - now.tv_nsec };
-			if (left.tv_nsec < 0) {
-				left.tv_sec--;
-				left.tv_nsec += 1000000000L;
-			}
-			if (left.tv_sec < 0) {
+			long long left = (deadline.tv_sec - now.tv_sec) * 1000LL +
+					 (deadline.tv_nsec - now.tv_nsec) / 1000000;
+			if (left <= 0) {
 				timed_out = true;
 				break;
 			}
-			sig = sigtimedwait(&set, &info, &left);
-		} else {
-			sig = sigwaitinfo(&set, &info);
+			wait_ms = left > INT_MAX ? INT_MAX : (int)left;
 		}
-		if (sig < 0) {
-			if (errno == EAGAIN)
-				timed_out = true;
-			if (errno == EAGAIN)
-				break;
-			continue;
-		}
-		if (sig == SIGCHLD) {
-			pid_t w;
-			int st;
-			while ((w = waitpid(-1, &st, WNOHANG)) > 0) {
-				if (w == pid) {
-					status = st;
-					done = true;
+		if (poll(fds, log.pipe >= 0 ? 2 : 1, wait_ms) < 0 && errno != EINTR)
+			die_errno("unable to wait for the program");
+		if (fds[1].revents)
+			relay(&log);
+		struct signalfd_siginfo si;
+		while (read(sfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
+			if (si.ssi_signo == SIGCHLD) {
+				pid_t w;
+				int st;
+				while ((w = waitpid(-1, &st, WNOHANG)) > 0) {
+					if (w == pid) {
+						status = st;
+						done = true;
+					}
 				}
+				continue;
 			}
-			continue;
+			/* A signal sent to cordon (not one the terminal sent to
+			 * the whole foreground group, which the program got
+			 * too) goes on to the program. */
+			if (si.ssi_code <= 0 && (pid_t)si.ssi_pid != pid)
+				kill(pid, (int)si.ssi_signo);
 		}
-		/* A signal sent to cordon (not one the terminal sent to the
-		 * whole foreground group, which the program got too) goes on
-		 * to the program. */
-		if (info.si_code <= 0 && info.si_pid != pid)
-			kill(pid, sig);
 	}
-	if (timed_out) {
+	close(sfd);
+	if (timed_out)
 		warn("timeout after %ds: ending the process tree", pol->timeout.value);
-		end_tree(&set);
-		reap_all();
-		remove_private_tmp();
-		return EXIT_TIMEOUT;
-	}
-	/* The program is gone: what it left running goes with it. */
+	/* The program is gone (or out of time): what it left running goes
+	 * with it. */
 	end_tree(&set);
+	reap_all();
+	relay(&log);
+	if (log.file >= 0)
+		close(log.file);
 	remove_private_tmp();
-	code = exit_status(status);
-	return code;
+	return timed_out ? EXIT_TIMEOUT : exit_status(status);
 }

@@ -1,0 +1,701 @@
+/*
+ * run_ops.c - the program tests/unit/test_run.c runs under `cordon run`:
+ * escape attempts and supervisor chores, one operation after another, as
+ * named on the command line. Built twice: dynamically linked (run_ops, the
+ * shim is loaded) and statically linked (tests/helpers/static/run_ops.c ->
+ * run_ops-static: the shim cannot see it, only the kernel layer stops it).
+ *
+ * Each operation is a name and a fixed number of arguments; for each one a
+ * line goes to stdout, with one write(2), so lines of several processes
+ * sharing stdout never interleave:
+ *
+ *   NAME RET ERRNO [INFO]
+ *
+ * RET is 0 for success (or a number the operation documents), -1 for a
+ * failure; ERRNO is errno after the failing step (0 on success). INFO, when
+ * present, is one word: the step that failed ("open", "write", "setup",
+ * "socket", ...) or the value the operation reports.
+ *
+ * Every system call that an escape is about is made with syscall(2), not
+ * through libc, so the shim never sees it; "write" and "connect" go through
+ * libc (and so through the shim) on purpose. In every argument, "${NAME}"
+ * is replaced by the value of the environment variable NAME when the
+ * operation runs (empty when unset).
+ *
+ * Files and the file system:
+ *   write PATH TEXT          libc open(O_WRONLY|O_CREAT|O_TRUNC) + write
+ *   sys-write PATH TEXT      the same with raw openat and write
+ *   sys-reopen PATH TEXT     raw openat(O_WRONLY) (no O_CREAT, no O_TRUNC) + write
+ *   rtld-write PATH TEXT     open found with dlsym(RTLD_NEXT, "open")  (dynamic only)
+ *   dlopen-write PATH TEXT   open found in dlopen("libc.so.6")         (dynamic only)
+ *   uring-write PATH TEXT    io_uring OPENAT + WRITE, raw io_uring_setup/enter
+ *   sys-truncate PATH        raw truncate(PATH, 0)
+ *   sys-link OLD NEW         raw linkat
+ *   sys-rename OLD NEW       raw renameat2(.., 0)
+ *   sys-symlink TARGET PATH  raw symlinkat
+ *   sys-mount DIR            raw mount("none", DIR, "tmpfs")
+ *   sys-unshare              raw unshare(CLONE_NEWNS|CLONE_NEWUSER)
+ *   count DIR                RET: entries in DIR but . and ..; INFO: DIR
+ *   pidfile PATH             write getpid() into PATH (libc)
+ *
+ * Descriptors:
+ *   fd-write N TEXT          raw write to descriptor N
+ *   fd-truncate N            raw ftruncate(N, 0)
+ *   fd-sum N                 RET: its size; INFO: an FNV-1a hash of its bytes
+ *   fd-find PATH             the descriptor open on PATH (read from /proc/self/fd):
+ *                            RET: its number, also put in ${FOUND_FD}
+ *
+ * Network:
+ *   connect HOST PORT        libc socket + connect, TCP (HOST numeric IPv4)
+ *   sys-connect HOST PORT    raw socket + connect, TCP
+ *   uring-connect HOST PORT  io_uring SOCKET + CONNECT
+ *   sys-udp HOST PORT TEXT   raw socket(SOCK_DGRAM) + sendto
+ *   sys-abstract NAME        raw socket(AF_UNIX) + connect to "\0NAME"
+ *
+ * Processes:
+ *   sys-kill PID SIG         raw kill
+ *   sys-ptrace PID           raw ptrace(PTRACE_ATTACH) (detached at once if it worked)
+ *   tiocsti                  a new pty (/dev/ptmx); raw ioctl(TIOCSTI) on its slave
+ *   fork PATH                libc fork; the child creates PATH (raw) and exits 0;
+ *                            RET: the child's exit status
+ *   sys-fork PATH            the same with raw fork
+ *   thread                   pthread_create + join: RET 0 when the thread ran
+ *   spawn-tree DIR HOW       a process tree that outlives us, each member
+ *                            writing DIR/NAME.pid: "child" (setsid, sleeps) and
+ *                            "daemon" (double fork, setsid, ignores SIGTERM,
+ *                            sleeps); waits until both pidfiles exist. HOW:
+ *                            "wait" sleeps on after, "exit" goes on at once
+ *   trap-term PATH           on SIGTERM: create PATH (raw) and _exit(0)
+ *   sleep SECONDS
+ *   raise SIG                raw kill(getpid(), SIG); reported only if we live
+ *   exit N                   exit(N)
+ *
+ * Environment and exec:
+ *   env                      one line "env:NAME=VALUE" per variable, then the result
+ *   setenv NAME VALUE        unsetenv NAME
+ *   shim-loaded              RET 0 when libcordon.so is in /proc/self/maps, else -1
+ *   execv PROG ARG...        libc execv (the shim may amend the environment)
+ *   sys-execve PROG ARG...   raw execve with environ as it is now
+ *                            (both take the rest of the command line)
+ *
+ * Exit status: 0 after the last operation, 2 on a usage error.
+ */
+#include <arpa/inet.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/io_uring.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/ptrace.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#ifndef RUN_OPS_STATIC
+#include <dlfcn.h>
+#endif
+
+extern char **environ;
+
+#ifdef __SANITIZE_ADDRESS__
+/* Under SANITIZE=1 the shim (instrumented) comes first in LD_PRELOAD, before
+ * the ASan runtime; and the sandbox forbids ptrace, which LeakSanitizer
+ * needs at exit. (Exported: the runtime looks it up in the executable.) */
+__attribute__((visibility("default"))) const char *__asan_default_options(void);
+const char *__asan_default_options(void)
+{
+	return "verify_asan_link_order=0:detect_leaks=0";
+}
+#endif
+
+static void usage(const char *msg)
+{
+	dprintf(2, "run_ops: %s\n", msg);
+	exit(2);
+}
+
+static void report(const char *name, long ret, int err, const char *info)
+{
+	char line[PATH_MAX + 128];
+	int n = snprintf(line, sizeof(line), "%s %ld %d%s%s\n", name, ret, err,
+			 info && *info ? " " : "", info && *info ? info : "");
+
+	if (n > 0)
+		(void)!write(1, line, (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1);
+}
+
+/* "${NAME}" -> getenv("NAME"). */
+static const char *expand(const char *in, char *out, size_t size)
+{
+	size_t o = 0;
+
+	for (const char *p = in; *p;) {
+		const char *end;
+		if (p[0] == '$' && p[1] == '{' && (end = strchr(p, '}'))) {
+			char name[128];
+			size_t n = (size_t)(end - p - 2);
+			if (n >= sizeof(name))
+				usage("variable name too long");
+			memcpy(name, p + 2, n);
+			name[n] = '\0';
+			const char *v = getenv(name);
+			for (; v && *v; v++) {
+				if (o + 1 >= size)
+					usage("argument too long");
+				out[o++] = *v;
+			}
+			p = end + 1;
+			continue;
+		}
+		if (o + 1 >= size)
+			usage("argument too long");
+		out[o++] = *p++;
+	}
+	out[o] = '\0';
+	return out;
+}
+
+static long num(const char *s)
+{
+	char *end;
+	long v = strtol(s, &end, 10);
+
+	if (!*s || *end)
+		usage("not a number");
+	return v;
+}
+
+static int sock_addr(const char *host, const char *port, struct sockaddr_in *sa)
+{
+	memset(sa, 0, sizeof(*sa));
+	sa->sin_family = AF_INET;
+	sa->sin_port = htons((uint16_t)num(port));
+	if (inet_pton(AF_INET, host, &sa->sin_addr) != 1)
+		usage("not a numeric IPv4 address");
+	return 0;
+}
+
+/* A step of an operation: on failure, record which one and errno. */
+struct outcome {
+	long ret;
+	int err;
+	const char *step;
+};
+
+#define STEP(o, name, call)                                                     \
+	do {                                                                    \
+		if ((o)->ret >= 0 && (call) < 0) {                              \
+			(o)->ret = -1;                                          \
+			(o)->err = errno;                                       \
+			(o)->step = (name);                                     \
+		}                                                               \
+	} while (0)
+
+/* Open with @open_fn (or raw openat when NULL) and write @text. */
+static struct outcome write_with(int (*open_fn)(const char *, int, ...), const char *path,
+				 int flags, const char *text)
+{
+	struct outcome o = { 0, 0, NULL };
+	long fd = -1;
+
+	STEP(&o, "open", fd = open_fn ? open_fn(path, flags, 0644)
+				     : syscall(SYS_openat, AT_FDCWD, path, flags, 0644));
+	STEP(&o, "write", syscall(SYS_write, fd, text, strlen(text)));
+	if (fd >= 0)
+		syscall(SYS_close, fd);
+	return o;
+}
+
+/* --- io_uring without liburing --------------------------------------------- */
+
+struct uring {
+	int fd;
+	unsigned *sq_tail, *sq_mask, *sq_array, *cq_head, *cq_tail, *cq_mask;
+	struct io_uring_sqe *sqes;
+	struct io_uring_cqe *cqes;
+};
+
+static int uring_init(struct uring *u)
+{
+	struct io_uring_params p;
+	void *sq, *cq;
+
+	memset(&p, 0, sizeof(p));
+	u->fd = (int)syscall(SYS_io_uring_setup, 4, &p);
+	if (u->fd < 0)
+		return -1;
+	sq = mmap(NULL, p.sq_off.array + p.sq_entries * sizeof(unsigned),
+		  PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, u->fd, IORING_OFF_SQ_RING);
+	cq = mmap(NULL, p.cq_off.cqes + p.cq_entries * sizeof(struct io_uring_cqe),
+		  PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, u->fd, IORING_OFF_CQ_RING);
+	u->sqes = mmap(NULL, p.sq_entries * sizeof(struct io_uring_sqe), PROT_READ | PROT_WRITE,
+		       MAP_SHARED | MAP_POPULATE, u->fd, IORING_OFF_SQES);
+	if (sq == MAP_FAILED || cq == MAP_FAILED || u->sqes == MAP_FAILED)
+		return -1;
+	u->sq_tail = (unsigned *)((char *)sq + p.sq_off.tail);
+	u->sq_mask = (unsigned *)((char *)sq + p.sq_off.ring_mask);
+	u->sq_array = (unsigned *)((char *)sq + p.sq_off.array);
+	u->cq_head = (unsigned *)((char *)cq + p.cq_off.head);
+	u->cq_tail = (unsigned *)((char *)cq + p.cq_off.tail);
+	u->cq_mask = (unsigned *)((char *)cq + p.cq_off.ring_mask);
+	u->cqes = (struct io_uring_cqe *)((char *)cq + p.cq_off.cqes);
+	return 0;
+}
+
+/* Submit one request, wait for it: its result, or -1 with errno. */
+static long uring_do(struct uring *u, const struct io_uring_sqe *sqe)
+{
+	unsigned tail = *u->sq_tail, idx = tail & *u->sq_mask, head;
+	int res;
+
+	u->sqes[idx] = *sqe;
+	u->sq_array[idx] = idx;
+	__atomic_store_n(u->sq_tail, tail + 1, __ATOMIC_RELEASE);
+	if (syscall(SYS_io_uring_enter, u->fd, 1, 1, IORING_ENTER_GETEVENTS, NULL, 0) < 0)
+		return -1;
+	head = __atomic_load_n(u->cq_head, __ATOMIC_ACQUIRE);
+	if (head == __atomic_load_n(u->cq_tail, __ATOMIC_ACQUIRE)) {
+		errno = EAGAIN;
+		return -1;
+	}
+	res = u->cqes[head & *u->cq_mask].res;
+	__atomic_store_n(u->cq_head, head + 1, __ATOMIC_RELEASE);
+	if (res < 0) {
+		errno = -res;
+		return -1;
+	}
+	return res;
+}
+
+static struct outcome uring_write(const char *path, const char *text)
+{
+	struct outcome o = { 0, 0, NULL };
+	struct uring u = { .fd = -1 };
+	struct io_uring_sqe sqe;
+	long fd = -1;
+
+	STEP(&o, "setup", uring_init(&u));
+	memset(&sqe, 0, sizeof(sqe));
+	sqe.opcode = IORING_OP_OPENAT;
+	sqe.fd = AT_FDCWD;
+	sqe.addr = (uintptr_t)path;
+	sqe.open_flags = O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC;
+	sqe.len = 0644;
+	STEP(&o, "openat", fd = uring_do(&u, &sqe));
+	memset(&sqe, 0, sizeof(sqe));
+	sqe.opcode = IORING_OP_WRITE;
+	sqe.fd = (int)fd;
+	sqe.addr = (uintptr_t)text;
+	sqe.len = (unsigned)strlen(text);
+	sqe.off = 0;
+	STEP(&o, "write", uring_do(&u, &sqe));
+	if (fd >= 0)
+		close((int)fd);
+	if (u.fd >= 0)
+		close(u.fd);
+	return o;
+}
+
+static struct outcome uring_connect(const struct sockaddr_in *sa)
+{
+	struct outcome o = { 0, 0, NULL };
+	struct uring u = { .fd = -1 };
+	struct io_uring_sqe sqe;
+	long s = -1;
+
+	STEP(&o, "setup", uring_init(&u));
+	memset(&sqe, 0, sizeof(sqe));
+	sqe.opcode = IORING_OP_SOCKET;
+	sqe.fd = AF_INET;
+	sqe.off = SOCK_STREAM;
+	STEP(&o, "socket", s = uring_do(&u, &sqe));
+	memset(&sqe, 0, sizeof(sqe));
+	sqe.opcode = IORING_OP_CONNECT;
+	sqe.fd = (int)s;
+	sqe.addr = (uintptr_t)sa;
+	sqe.off = sizeof(*sa);
+	STEP(&o, "connect", uring_do(&u, &sqe));
+	if (s >= 0)
+		close((int)s);
+	if (u.fd >= 0)
+		close(u.fd);
+	return o;
+}
+
+/* --- processes -------------------------------------------------------------- */
+
+static volatile int thread_ran;
+
+static void *thread_main(void *arg)
+{
+	(void)arg;
+	thread_ran = 1;
+	return NULL;
+}
+
+static char term_marker[PATH_MAX];
+
+static void on_term(int sig)
+{
+	(void)sig;
+	long fd = syscall(SYS_openat, AT_FDCWD, term_marker, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	if (fd >= 0)
+		syscall(SYS_close, fd);
+	_exit(0);
+}
+
+static void write_pidfile(const char *dir, const char *name)
+{
+	char path[PATH_MAX], tmp[PATH_MAX], text[32];
+	int n = snprintf(text, sizeof(text), "%d\n", (int)getpid());
+
+	/* Written whole, then renamed: whoever sees the file sees the pid. */
+	snprintf(path, sizeof(path), "%s/%s.pid", dir, name);
+	snprintf(tmp, sizeof(tmp), "%s/.%s.pid", dir, name);
+	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0 || write(fd, text, (size_t)n) != n || close(fd) < 0 || rename(tmp, path) < 0) {
+		dprintf(2, "run_ops: unable to write %s: %s\n", path, strerror(errno));
+		_exit(3);
+	}
+}
+
+static void sleep_long(void)
+{
+	for (int i = 0; i < 600; i++)
+		sleep(1);
+	_exit(0);
+}
+
+/* Both pidfiles, or -1 after 10 s. */
+static int wait_pidfiles(const char *dir)
+{
+	char a[PATH_MAX], b[PATH_MAX];
+	struct stat st;
+
+	snprintf(a, sizeof(a), "%s/child.pid", dir);
+	snprintf(b, sizeof(b), "%s/daemon.pid", dir);
+	for (int i = 0; i < 1000; i++) {
+		if (stat(a, &st) == 0 && stat(b, &st) == 0)
+			return 0;
+		usleep(10 * 1000);
+	}
+	errno = ETIMEDOUT;
+	return -1;
+}
+
+static struct outcome spawn_tree(const char *dir)
+{
+	struct outcome o = { 0, 0, NULL };
+	pid_t pid = -1;
+
+	write_pidfile(dir, "program");
+	/* A child that leaves our session, and sleeps. */
+	STEP(&o, "fork", pid = fork());
+	if (pid == 0) {
+		setsid();
+		write_pidfile(dir, "child");
+		sleep_long();
+	}
+	/* A daemon: double fork, its own session, deaf to SIGTERM. */
+	STEP(&o, "fork", pid = fork());
+	if (pid == 0) {
+		if (fork() != 0)
+			_exit(0);
+		setsid();
+		signal(SIGTERM, SIG_IGN);
+		write_pidfile(dir, "daemon");
+		sleep_long();
+	}
+	if (pid > 0)
+		waitpid(pid, NULL, 0);  /* the daemon's first parent */
+	STEP(&o, "pidfiles", wait_pidfiles(dir));
+	return o;
+}
+
+static int shim_loaded(void)
+{
+	char buf[4096];
+	FILE *f = fopen("/proc/self/maps", "re");
+	int found = 0;
+
+	if (!f)
+		return -1;
+	while (fgets(buf, sizeof(buf), f))
+		if (strstr(buf, "/libcordon.so"))
+			found = 1;
+	fclose(f);
+	errno = 0;
+	return found ? 0 : -1;
+}
+
+/* --- main --------------------------------------------------------------------- */
+
+static const struct {
+	const char *name;
+	int args;
+} table[] = {
+	{ "write", 2 }, { "sys-write", 2 }, { "sys-reopen", 2 }, { "rtld-write", 2 },
+	{ "dlopen-write", 2 }, { "uring-write", 2 }, { "sys-truncate", 1 }, { "sys-link", 2 },
+	{ "sys-rename", 2 }, { "sys-symlink", 2 }, { "sys-mount", 1 }, { "sys-unshare", 0 },
+	{ "count", 1 }, { "pidfile", 1 }, { "fd-write", 2 }, { "fd-truncate", 1 },
+	{ "fd-sum", 1 }, { "fd-find", 1 }, { "connect", 2 }, { "sys-connect", 2 }, { "uring-connect", 2 },
+	{ "sys-udp", 3 }, { "sys-abstract", 1 }, { "sys-kill", 2 }, { "sys-ptrace", 1 },
+	{ "tiocsti", 0 }, { "fork", 1 }, { "sys-fork", 1 }, { "thread", 0 },
+	{ "spawn-tree", 2 }, { "trap-term", 1 }, { "sleep", 1 }, { "raise", 1 }, { "exit", 1 },
+	{ "env", 0 }, { "setenv", 2 }, { "unsetenv", 1 }, { "shim-loaded", 0 },
+	{ "execv", -1 }, { "sys-execve", -1 },
+};
+
+int main(int argc, char **argv)
+{
+	static char arg[4][PATH_MAX];
+	char info[PATH_MAX];
+	int i = 1;
+
+	while (i < argc) {
+		const char *op = argv[i], *a[4] = { NULL };
+		size_t t;
+		struct outcome o = { 0, 0, NULL };
+
+		for (t = 0; t < sizeof(table) / sizeof(table[0]); t++)
+			if (strcmp(table[t].name, op) == 0)
+				break;
+		if (t == sizeof(table) / sizeof(table[0]))
+			usage("unknown operation");
+		if (table[t].args < 0) {
+			/* execv, sys-execve: the rest of the command line. */
+			char *const *rest = argv + i + 1;
+			if (!rest[0])
+				usage("missing program");
+			if (strcmp(op, "execv") == 0)
+				execv(rest[0], rest);
+			else
+				syscall(SYS_execve, rest[0], rest, environ);
+			report(op, -1, errno, "exec");
+			return 0;
+		}
+		if (i + table[t].args >= argc)
+			usage("missing argument");
+		for (int k = 0; k < table[t].args; k++)
+			a[k] = expand(argv[i + 1 + k], arg[k], sizeof(arg[k]));
+		i += 1 + table[t].args;
+		info[0] = '\0';
+		errno = 0;
+
+		if (strcmp(op, "write") == 0) {
+			o = write_with(open, a[0], O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, a[1]);
+		} else if (strcmp(op, "sys-write") == 0) {
+			o = write_with(NULL, a[0], O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, a[1]);
+		} else if (strcmp(op, "sys-reopen") == 0) {
+			o = write_with(NULL, a[0], O_WRONLY | O_CLOEXEC, a[1]);
+#ifndef RUN_OPS_STATIC
+		} else if (strcmp(op, "rtld-write") == 0) {
+			int (*fn)(const char *, int, ...) =
+				(int (*)(const char *, int, ...))dlsym(RTLD_NEXT, "open");
+			if (!fn)
+				usage("dlsym(RTLD_NEXT, open) found nothing");
+			o = write_with(fn, a[0], O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, a[1]);
+		} else if (strcmp(op, "dlopen-write") == 0) {
+			void *libc = dlopen("libc.so.6", RTLD_NOW | RTLD_LOCAL);
+			int (*fn)(const char *, int, ...) =
+				libc ? (int (*)(const char *, int, ...))dlsym(libc, "open") : NULL;
+			if (!fn)
+				usage("dlopen(libc.so.6) + dlsym(open) found nothing");
+			o = write_with(fn, a[0], O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, a[1]);
+#endif
+		} else if (strcmp(op, "uring-write") == 0) {
+			o = uring_write(a[0], a[1]);
+		} else if (strcmp(op, "sys-truncate") == 0) {
+			STEP(&o, "truncate", syscall(SYS_truncate, a[0], 0L));
+		} else if (strcmp(op, "sys-link") == 0) {
+			STEP(&o, "link", syscall(SYS_linkat, AT_FDCWD, a[0], AT_FDCWD, a[1], 0));
+		} else if (strcmp(op, "sys-rename") == 0) {
+			STEP(&o, "rename", syscall(SYS_renameat2, AT_FDCWD, a[0], AT_FDCWD, a[1], 0));
+		} else if (strcmp(op, "sys-symlink") == 0) {
+			STEP(&o, "symlink", syscall(SYS_symlinkat, a[0], AT_FDCWD, a[1]));
+		} else if (strcmp(op, "sys-mount") == 0) {
+			STEP(&o, "mount", syscall(SYS_mount, "none", a[0], "tmpfs", 0UL, NULL));
+		} else if (strcmp(op, "sys-unshare") == 0) {
+			STEP(&o, "unshare", syscall(SYS_unshare, CLONE_NEWNS | CLONE_NEWUSER));
+		} else if (strcmp(op, "count") == 0) {
+			DIR *d = opendir(a[0]);
+			STEP(&o, "opendir", d ? 0 : -1);
+			for (struct dirent *e; d && (e = readdir(d));)
+				if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+					o.ret++;
+			if (d)
+				closedir(d);
+			snprintf(info, sizeof(info), "%s", a[0]);
+		} else if (strcmp(op, "pidfile") == 0) {
+			char text[32];
+			snprintf(text, sizeof(text), "%d\n", (int)getpid());
+			o = write_with(open, a[0], O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, text);
+		} else if (strcmp(op, "fd-write") == 0) {
+			STEP(&o, "write", syscall(SYS_write, num(a[0]), a[1], strlen(a[1])));
+		} else if (strcmp(op, "fd-truncate") == 0) {
+			STEP(&o, "ftruncate", syscall(SYS_ftruncate, num(a[0]), 0L));
+		} else if (strcmp(op, "fd-sum") == 0) {
+			uint64_t h = 1469598103934665603ULL;
+			char buf[4096];
+			long n, off = 0;
+			while ((n = syscall(SYS_pread64, num(a[0]), buf, sizeof(buf), off)) > 0) {
+				for (long k = 0; k < n; k++)
+					h = (h ^ (unsigned char)buf[k]) * 1099511628211ULL;
+				off += n;
+			}
+			STEP(&o, "pread", n);
+			if (o.ret >= 0)
+				o.ret = off;
+			snprintf(info, sizeof(info), "%016llx", (unsigned long long)h);
+		} else if (strcmp(op, "fd-find") == 0) {
+			o.ret = -1;
+			o.err = ENOENT;
+			o.step = "find";
+			for (int fd = 0; fd < 1024; fd++) {
+				char link[64], target[PATH_MAX];
+				snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+				ssize_t n = readlink(link, target, sizeof(target) - 1);
+				if (n < 0)
+					continue;
+				target[n] = '\0';
+				if (strcmp(target, a[0]) == 0) {
+					snprintf(info, sizeof(info), "%d", fd);
+					setenv("FOUND_FD", info, 1);
+					o.ret = fd;
+					break;
+				}
+			}
+			info[0] = '\0';
+		} else if (strcmp(op, "connect") == 0) {
+			struct sockaddr_in sa;
+			int s = -1;
+			sock_addr(a[0], a[1], &sa);
+			STEP(&o, "socket", s = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
+			STEP(&o, "connect", connect(s, (struct sockaddr *)&sa, sizeof(sa)));
+			if (s >= 0)
+				close(s);
+		} else if (strcmp(op, "sys-connect") == 0) {
+			struct sockaddr_in sa;
+			long s = -1;
+			sock_addr(a[0], a[1], &sa);
+			STEP(&o, "socket", s = syscall(SYS_socket, AF_INET, SOCK_STREAM, 0));
+			STEP(&o, "connect", syscall(SYS_connect, s, &sa, sizeof(sa)));
+			if (s >= 0)
+				syscall(SYS_close, s);
+		} else if (strcmp(op, "uring-connect") == 0) {
+			struct sockaddr_in sa;
+			sock_addr(a[0], a[1], &sa);
+			o = uring_connect(&sa);
+		} else if (strcmp(op, "sys-udp") == 0) {
+			struct sockaddr_in sa;
+			long s = -1;
+			sock_addr(a[0], a[1], &sa);
+			STEP(&o, "socket", s = syscall(SYS_socket, AF_INET, SOCK_DGRAM, 0));
+			STEP(&o, "sendto",
+			     syscall(SYS_sendto, s, a[2], strlen(a[2]), 0, &sa, sizeof(sa)));
+			if (s >= 0)
+				syscall(SYS_close, s);
+		} else if (strcmp(op, "sys-abstract") == 0) {
+			struct sockaddr_un sun = { .sun_family = AF_UNIX };
+			size_t n = strlen(a[0]);
+			long s = -1;
+			if (n + 1 > sizeof(sun.sun_path))
+				usage("abstract name too long");
+			memcpy(sun.sun_path + 1, a[0], n);
+			STEP(&o, "socket", s = syscall(SYS_socket, AF_UNIX, SOCK_STREAM, 0));
+			STEP(&o, "connect", syscall(SYS_connect, s, &sun,
+						    offsetof(struct sockaddr_un, sun_path) + 1 + n));
+			if (s >= 0)
+				syscall(SYS_close, s);
+		} else if (strcmp(op, "sys-kill") == 0) {
+			STEP(&o, "kill", syscall(SYS_kill, num(a[0]), num(a[1])));
+		} else if (strcmp(op, "sys-ptrace") == 0) {
+			long r = -1;
+			STEP(&o, "ptrace", r = syscall(SYS_ptrace, PTRACE_ATTACH, num(a[0]), NULL, NULL));
+			if (r == 0) {
+				waitpid((pid_t)num(a[0]), NULL, __WALL);
+				syscall(SYS_ptrace, PTRACE_DETACH, num(a[0]), NULL, NULL);
+			}
+		} else if (strcmp(op, "tiocsti") == 0) {
+			int m = -1, s = -1;
+			char c = 'x';
+			STEP(&o, "posix_openpt", m = posix_openpt(O_RDWR | O_NOCTTY));
+			STEP(&o, "grantpt", grantpt(m));
+			STEP(&o, "unlockpt", unlockpt(m));
+			STEP(&o, "open", s = open(ptsname(m), O_RDWR | O_NOCTTY));
+			STEP(&o, "ioctl", syscall(SYS_ioctl, s, TIOCSTI, &c));
+			if (s >= 0)
+				close(s);
+			if (m >= 0)
+				close(m);
+		} else if (strcmp(op, "fork") == 0 || strcmp(op, "sys-fork") == 0) {
+			long pid = -1;
+			int st = 0;
+			STEP(&o, "fork", pid = op[0] == 'f' ? fork() : syscall(SYS_fork));
+			if (pid == 0) {
+				long fd = syscall(SYS_openat, AT_FDCWD, a[0], O_WRONLY | O_CREAT, 0644);
+				_exit(fd >= 0 ? 0 : 1);
+			}
+			STEP(&o, "waitpid", waitpid((pid_t)pid, &st, 0));
+			if (o.ret >= 0)
+				o.ret = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+		} else if (strcmp(op, "thread") == 0) {
+			pthread_t th;
+			int r = pthread_create(&th, NULL, thread_main, NULL);
+			if (r) {
+				o.ret = -1;
+				o.err = r;
+				o.step = "pthread_create";
+			} else {
+				pthread_join(th, NULL);
+				o.ret = thread_ran ? 0 : -1;
+			}
+		} else if (strcmp(op, "spawn-tree") == 0) {
+			o = spawn_tree(a[0]);
+			if (o.ret >= 0 && strcmp(a[1], "wait") == 0) {
+				report(op, 0, 0, NULL);
+				sleep_long();
+			}
+		} else if (strcmp(op, "trap-term") == 0) {
+			struct sigaction sa = { .sa_handler = on_term };
+			snprintf(term_marker, sizeof(term_marker), "%s", a[0]);
+			STEP(&o, "sigaction", sigaction(SIGTERM, &sa, NULL));
+		} else if (strcmp(op, "sleep") == 0) {
+			for (long s = num(a[0]); s > 0; s--)
+				sleep(1);
+		} else if (strcmp(op, "raise") == 0) {
+			STEP(&o, "kill", syscall(SYS_kill, getpid(), num(a[0])));
+			usleep(100 * 1000);
+		} else if (strcmp(op, "exit") == 0) {
+			exit((int)num(a[0]));
+		} else if (strcmp(op, "env") == 0) {
+			for (char **e = environ; *e; e++)
+				dprintf(1, "env:%s\n", *e);
+		} else if (strcmp(op, "setenv") == 0) {
+			STEP(&o, "setenv", setenv(a[0], a[1], 1));
+		} else if (strcmp(op, "unsetenv") == 0) {
+			STEP(&o, "unsetenv", unsetenv(a[0]));
+		} else if (strcmp(op, "shim-loaded") == 0) {
+			o.ret = shim_loaded();
+		} else {
+			usage("operation not in this build");
+		}
+		if (o.ret < 0 && o.step)
+			snprintf(info, sizeof(info), "%s", o.step);
+		report(op, o.ret, o.ret < 0 ? o.err : 0, info);
+	}
+	return 0;
+}

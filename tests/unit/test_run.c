@@ -1,0 +1,1510 @@
+/*
+ * test_run.c - `cordon run` end to end: the real build/cordon runs the
+ * driver tests/helpers/run_ops.c (dynamically linked: the shim sees it) or
+ * run_ops-static (the shim cannot see it) under a policy written for the
+ * test, and we check from this process, outside the sandbox, what the
+ * program managed: escape attempts against both layers, the supervisor
+ * (exit statuses, signals, timeout, leftover processes, environment,
+ * private TMPDIR), the kernel layer without the shim, the self-test and
+ * on-unsupported, and the sealed policy descriptor.
+ *
+ * Each test runs in its own process with its own tree, removed afterwards:
+ *
+ *   $T/                    mkdtemp("/dev/shm/cordon-run-XXXXXX"), canonical;
+ *                          cordon's working directory
+ *     policy               the test's policy: `write $T/root`, `net none`, ...
+ *     root/                the write root
+ *     outside/             beneath no write root: canaries only (the tests
+ *       canary "canary"    run as root, so nothing else may ever be the
+ *                          target of a refusal)
+ *     tmp/                 cordon's TMPDIR: its self-test probe and private
+ *                          TMPDIRs are made here, and must be gone after
+ *     stdout, stderr       cordon's (and the program's) output
+ *     log                  --log-file, where a test asks for it
+ *
+ * A refusal is proven twice: by the driver's result line (-1 and the errno
+ * the layer gives: EACCES for Landlock and the shim, EPERM or ENOSYS for
+ * seccomp, EXDEV for Landlock's REFER) and by what we find afterwards: the
+ * canaries unchanged, no new name, no connection at our listener, our
+ * process alive. Where a refusal could be the host's doing rather than
+ * cordon's (io_uring, TIOCSTI), the same operation runs once outside the
+ * sandbox first and must work there.
+ *
+ * Environment (set by `make check`): CORDON_BUILD (build directory,
+ * relative to CORDON_SRC), CORDON_SRC (the repository), CORDON_PRELOAD_FIRST
+ * (SANITIZE=1: the ASan runtime). Under SANITIZE=1 cordon puts the
+ * instrumented shim first in LD_PRELOAD, before the runtime, and the jail
+ * refuses the ptrace LeakSanitizer needs at exit: every run gets
+ * ASAN_OPTIONS=verify_asan_link_order=0:detect_leaks=0, except the one test
+ * that checks cordon's own leaks with a static program (which loads no shim).
+ */
+#include <criterion/criterion.h>
+#include <criterion/parameterized.h>
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <limits.h>
+#include <netinet/in.h>
+#include <seccomp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#ifndef SYS_landlock_create_ruleset
+#define SYS_landlock_create_ruleset 444
+#endif
+
+#define ANY_ERRNO -1
+#define GUARD_SECONDS 20  /* a cordon still running after this is killed: a failure */
+
+extern char **environ;
+
+/* --- fixture ---------------------------------------------------------------------- */
+
+static char T[128];                   /* the tree, canonical */
+static char cordon_bin[PATH_MAX];     /* build/cordon */
+static char ops_dyn[PATH_MAX];        /* build/tests/helpers/run_ops */
+static char ops_static[PATH_MAX];     /* build/tests/helpers/run_ops-static */
+static char shim_lib[PATH_MAX];       /* build/libcordon.so */
+static pid_t victim = -1;             /* a process outside the sandbox (kill, ptrace) */
+
+/* $T/@rel in one of a ring of buffers: several may be live in one call. */
+static const char *tp(const char *rel)
+{
+	static char ring[32][PATH_MAX];
+	static unsigned next;
+	char *b = ring[next++ % 32];
+
+	snprintf(b, PATH_MAX, "%s/%s", T, rel);
+	return b;
+}
+
+/* printf into a ring buffer. */
+__attribute__((format(printf, 1, 2))) static const char *fmt(const char *f, ...)
+{
+	static char ring[16][PATH_MAX];
+	static unsigned next;
+	char *b = ring[next++ % 16];
+	va_list ap;
+
+	va_start(ap, f);
+	vsnprintf(b, PATH_MAX, f, ap);
+	va_end(ap);
+	return b;
+}
+
+static void put_file(const char *rel, const char *text, mode_t mode)
+{
+	int fd = open(tp(rel), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
+
+	cr_assert_geq(fd, 0, "create %s: %s", rel, strerror(errno));
+	cr_assert_eq(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+	close(fd);
+}
+
+/* The content of $T/@rel (the first 64 KiB), or NULL when it does not exist. */
+static const char *content(const char *rel)
+{
+	static char ring[4][1 << 16];
+	static unsigned next;
+	char *b = ring[next++ % 4];
+	int fd = open(tp(rel), O_RDONLY | O_CLOEXEC);
+	size_t got = 0;
+	ssize_t n;
+
+	if (fd < 0)
+		return NULL;
+	while (got < sizeof(ring[0]) - 1 && (n = read(fd, b + got, sizeof(ring[0]) - 1 - got)) > 0)
+		got += (size_t)n;
+	close(fd);
+	b[got] = '\0';
+	return b;
+}
+
+static bool exists(const char *rel)
+{
+	struct stat st;
+	return lstat(tp(rel), &st) == 0;
+}
+
+/* $T/tmp, cordon's TMPDIR, is empty again: the self-test's probe directory
+ * and the private TMPDIR were removed. */
+static void expect_tmp_empty(void)
+{
+	DIR *d = opendir(tp("tmp"));
+
+	cr_assert_not_null(d);
+	for (struct dirent *e; (e = readdir(d));)
+		if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+			cr_expect_fail("tmp/%s was left behind", e->d_name);
+	closedir(d);
+}
+
+/* The canaries in outside/: name and content, checked by outside_intact(). */
+static struct {
+	const char *name;
+	const char *text;
+} canaries[8];
+static size_t n_canaries;
+
+static void canary(const char *name, const char *text)
+{
+	cr_assert_lt(n_canaries, sizeof(canaries) / sizeof(canaries[0]));
+	put_file(fmt("outside/%s", name), text, 0644);
+	canaries[n_canaries].name = name;
+	canaries[n_canaries++].text = text;
+}
+
+/* outside/ holds exactly its canaries, unchanged. */
+static void expect_outside_intact(void)
+{
+	DIR *d = opendir(tp("outside"));
+	size_t n = 0;
+
+	for (size_t i = 0; i < n_canaries; i++) {
+		const char *c = content(fmt("outside/%s", canaries[i].name));
+		cr_expect_str_eq(c ? c : "(missing)", canaries[i].text, "outside/%s was changed",
+				 canaries[i].name);
+	}
+	cr_assert_not_null(d);
+	for (struct dirent *e; (e = readdir(d));) {
+		bool known = !strcmp(e->d_name, ".") || !strcmp(e->d_name, "..");
+		for (size_t i = 0; i < n_canaries; i++)
+			known = known || !strcmp(e->d_name, canaries[i].name);
+		if (!known)
+			cr_expect_fail("outside/%s was created", e->d_name);
+		n++;
+	}
+	closedir(d);
+	cr_expect_eq(n, n_canaries + 2, "outside/ has %zu entries, want %zu", n, n_canaries + 2);
+}
+
+static void program(char out[PATH_MAX], const char *name)
+{
+	const char *build = getenv("CORDON_BUILD"), *src = getenv("CORDON_SRC");
+	char rel[PATH_MAX];
+
+	snprintf(rel, sizeof(rel), "%s/%s/%s", src && *src ? src : ".",
+		 build && *build ? build : "build", name);
+	cr_assert_not_null(realpath(rel, out), "no %s (make %s): %s", rel, rel, strerror(errno));
+}
+
+static const char *policy_path(void)
+{
+	return tp("policy");
+}
+
+/* $T/policy: the write root, nothing else, every setting explicit; then
+ * @extra (later lines win for scalars). on-unsupported warn: on a kernel
+ * with an older Landlock ABI, cordon still runs the tests that do not
+ * depend on what is missing (those skip, saying why); the tests of
+ * on-unsupported itself say what they want. */
+static void policy(const char *extra)
+{
+	put_file("policy",
+		 fmt("# test_run.c: one write root, no network, everything spelled out\n"
+		     "write %s\n"
+		     "net none\n"
+		     "subprocess yes\n"
+		     "private-tmp no\n"
+		     "env inherit\n"
+		     "mode enforce\n"
+		     "backend auto\n"
+		     "on-unsupported warn\n"
+		     "log deny\n"
+		     "log-format text\n"
+		     "%s",
+		     tp("root"), extra ? extra : ""),
+		 0644);
+}
+
+static void setup(void)
+{
+	char tmpl[] = "/dev/shm/cordon-run-XXXXXX", canonical[PATH_MAX];
+
+	cr_assert_not_null(mkdtemp(tmpl), "mkdtemp: %s", strerror(errno));
+	cr_assert_not_null(realpath(tmpl, canonical));
+	cr_assert_lt(strlen(canonical), sizeof(T));
+	strcpy(T, canonical);
+	program(cordon_bin, "cordon");
+	program(ops_dyn, "tests/helpers/run_ops");
+	program(ops_static, "tests/helpers/run_ops-static");
+	program(shim_lib, "libcordon.so");
+	cr_assert_eq(mkdir(tp("root"), 0755), 0);
+	cr_assert_eq(mkdir(tp("outside"), 0755), 0);
+	cr_assert_eq(mkdir(tp("tmp"), 0755), 0);
+	canary("canary", "canary");
+	policy(NULL);
+}
+
+static int remove_entry(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+	(void)st;
+	(void)type;
+	(void)ftw;
+	return remove(path);
+}
+
+static void teardown(void)
+{
+	if (victim > 0) {
+		kill(victim, SIGKILL);
+		waitpid(victim, NULL, 0);
+		victim = -1;
+	}
+	if (strncmp(T, "/dev/shm/cordon-run-", 20) == 0) {
+		/* Should a mount ever get through, do not leave it behind. */
+		umount2(tp("root/mnt"), MNT_DETACH);
+		nftw(T, remove_entry, 16, FTW_DEPTH | FTW_PHYS | FTW_MOUNT);
+	}
+	T[0] = '\0';
+}
+
+/* Skip the test with a reason. Criterion runs no .fini after a skip, so
+ * the tree goes first. */
+#define SKIP(...)                                                                       \
+	do {                                                                            \
+		teardown();                                                             \
+		cr_skip_test(__VA_ARGS__);                                      \
+	} while (0)
+
+/* --- what the host offers ---------------------------------------------------------- */
+
+static int landlock_abi(void)
+{
+	long abi = syscall(SYS_landlock_create_ruleset, NULL, 0, 1U /* _VERSION */);
+	return abi < 0 ? 0 : (int)abi;
+}
+
+static void need_landlock(int abi, const char *what)
+{
+	int have = landlock_abi();
+
+	if (have < abi)
+		SKIP("%s needs Landlock ABI %d; this kernel has %d", what, abi, have);
+}
+
+static void need_seccomp(void)
+{
+	if (prctl(PR_GET_SECCOMP, 0, 0, 0, 0) < 0)
+		SKIP("seccomp is not in this kernel: %s", strerror(errno));
+}
+
+/* --- running cordon ------------------------------------------------------------------ */
+
+/* Make the kernel layer fail in a way cordon must notice, for the process
+ * that execs cordon and everything below it (a seccomp filter: inherited). */
+enum fake {
+	FAKE_NONE,
+	FAKE_NO_LANDLOCK,     /* landlock_create_ruleset: ENOSYS, as a kernel without it */
+	FAKE_LYING_LANDLOCK,  /* landlock_restrict_self: 0, and nothing restricted */
+};
+
+static int apply_fake(enum fake fake)
+{
+	scmp_filter_ctx ctx;
+	int rc = 0;
+
+	switch (fake) {
+	case FAKE_NONE:
+		return 0;
+	case FAKE_NO_LANDLOCK:
+	case FAKE_LYING_LANDLOCK:
+		break;
+	}
+	ctx = seccomp_init(SCMP_ACT_ALLOW);
+	if (!ctx)
+		return -1;
+	if (fake == FAKE_NO_LANDLOCK)
+		rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS),
+				      seccomp_syscall_resolve_name("landlock_create_ruleset"), 0);
+	else
+		rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(0),
+				      seccomp_syscall_resolve_name("landlock_restrict_self"), 0);
+	if (rc == 0)
+		rc = seccomp_load(ctx);
+	seccomp_release(ctx);
+	return rc;
+}
+
+static struct {
+	int raw;           /* wait status */
+	double seconds;    /* wall time */
+	char out[1 << 16], err[1 << 16];
+} R;
+
+#define ARGS(...) ((const char *const[]){ __VA_ARGS__, NULL })
+
+/* Criterion may hand a parameter to a test in another address space (it
+ * re-executes the suite): parameters are indices into static tables of
+ * variants, never pointers. */
+#define INDEX_PARAMS(table)                                                             \
+	do {                                                                            \
+		static size_t idx_[sizeof(table) / sizeof(table[0])];                   \
+		for (size_t i_ = 0; i_ < sizeof(idx_) / sizeof(idx_[0]); i_++)         \
+			idx_[i_] = i_;                                                  \
+		return cr_make_param_array(size_t, idx_, sizeof(idx_) / sizeof(idx_[0])); \
+	} while (0)
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static double started;
+
+/* Start @argv in $T with stdout and stderr to $T/stdout and $T/stderr, the
+ * environment ours plus TMPDIR=$T/tmp plus @env (NAME=VALUE, overriding). */
+static pid_t spawn(const char *const *argv, const char *const *env, enum fake fake)
+{
+	const char *envp[512], *first = getenv("CORDON_PRELOAD_FIRST");
+	bool asan = first && *first, asan_given = false;
+	size_t e = 0;
+	char tmpdir[PATH_MAX + 8];
+
+	snprintf(tmpdir, sizeof(tmpdir), "TMPDIR=%s", tp("tmp"));
+	for (size_t i = 0; env && env[i]; i++)
+		asan_given = asan_given || strncmp(env[i], "ASAN_OPTIONS=", 13) == 0;
+	for (char **v = environ; *v && e < 400; v++) {
+		size_t nl = strcspn(*v, "=");
+		bool overridden = strncmp(*v, "TMPDIR=", 7) == 0 ||
+				  (asan && strncmp(*v, "ASAN_OPTIONS=", 13) == 0);
+		for (size_t i = 0; env && env[i]; i++)
+			overridden = overridden || (strncmp(*v, env[i], nl + 1) == 0);
+		if (!overridden)
+			envp[e++] = *v;
+	}
+	envp[e++] = tmpdir;
+	if (asan && !asan_given)
+		envp[e++] = "ASAN_OPTIONS=verify_asan_link_order=0:detect_leaks=0";
+	for (size_t i = 0; env && env[i]; i++) {
+		cr_assert_lt(e, 510);
+		envp[e++] = env[i];
+	}
+	envp[e] = NULL;
+
+	int out = open(tp("stdout"), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	int err = open(tp("stderr"), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	cr_assert(out >= 0 && err >= 0);
+	fflush(NULL);
+	started = now();
+	pid_t pid = fork();
+	cr_assert_geq(pid, 0);
+	if (pid == 0) {
+		int null = open("/dev/null", O_RDONLY);
+		if (null < 0 || dup2(null, 0) < 0 || dup2(out, 1) < 0 || dup2(err, 2) < 0 ||
+		    chdir(T) < 0 || apply_fake(fake) < 0)
+			_exit(120);
+		execve(argv[0], (char *const *)argv, (char *const *)envp);
+		_exit(121);
+	}
+	close(out);
+	close(err);
+	return pid;
+}
+
+/* Wait for @pid (killed after GUARD_SECONDS: a failure); R holds the rest. */
+static void finish(pid_t pid)
+{
+	int st = 0;
+	pid_t w;
+
+	while ((w = waitpid(pid, &st, WNOHANG)) == 0 && now() - started < GUARD_SECONDS)
+		usleep(5 * 1000);
+	if (w == 0) {
+		kill(pid, SIGKILL);
+		waitpid(pid, &st, 0);
+	}
+	cr_assert(w == pid || w == 0, "waitpid: %s", strerror(errno));
+	R.raw = st;
+	R.seconds = now() - started;
+	const char *o = content("stdout"), *e = content("stderr");
+	snprintf(R.out, sizeof(R.out), "%s", o ? o : "");
+	snprintf(R.err, sizeof(R.err), "%s", e ? e : "");
+	cr_assert_neq(w, 0, "still running after %d s, killed\nstdout:\n%s\nstderr:\n%s",
+		      GUARD_SECONDS, R.out, R.err);
+}
+
+/* argv for `cordon CMD --policy $T/policy OPTS... -- PROG...` (PROG may be NULL). */
+static const char *const *cordon_argv(const char *cmd, const char *const *opts,
+				      const char *const *prog)
+{
+	static const char *argv[256];
+	size_t a = 0;
+
+	argv[a++] = cordon_bin;
+	argv[a++] = cmd;
+	argv[a++] = "--policy";
+	argv[a++] = policy_path();
+	for (size_t i = 0; opts && opts[i]; i++)
+		argv[a++] = opts[i];
+	if (prog) {
+		argv[a++] = "--";
+		for (size_t i = 0; prog[i]; i++) {
+			cr_assert_lt(a, 250);
+			argv[a++] = prog[i];
+		}
+	}
+	argv[a] = NULL;
+	return argv;
+}
+
+/* cordon run OPTS -- PROG..., to the end. */
+static void run_env(const char *const *opts, const char *const *prog, const char *const *env,
+		    enum fake fake)
+{
+	finish(spawn(cordon_argv("run", opts, prog), env, fake));
+}
+
+static void run(const char *const *opts, const char *const *prog)
+{
+	run_env(opts, prog, NULL, FAKE_NONE);
+}
+
+/* @prog..., without cordon: the control experiment. */
+static void run_bare(const char *const *prog)
+{
+	finish(spawn(prog, NULL, FAKE_NONE));
+}
+
+static void expect_exit(int code)
+{
+	cr_expect(WIFEXITED(R.raw) && WEXITSTATUS(R.raw) == code,
+		  "cordon %s %d, want exit %d\nstdout:\n%s\nstderr:\n%s",
+		  WIFEXITED(R.raw) ? "exited" : "was killed by signal",
+		  WIFEXITED(R.raw) ? WEXITSTATUS(R.raw) : WTERMSIG(R.raw), code, R.out, R.err);
+}
+
+/* --- the driver's result lines ---------------------------------------------------- */
+
+struct res {
+	char op[32];
+	long ret;
+	int err;
+	char info[PATH_MAX];
+};
+
+/* The lines "NAME RET ERRNO [INFO]" of R.out, in order. */
+static size_t results(struct res *v, size_t max)
+{
+	size_t n = 0;
+
+	for (const char *p = R.out; *p && n < max;) {
+		char line[PATH_MAX + 64];
+		size_t l = strcspn(p, "\n");
+		if (l < sizeof(line)) {
+			memcpy(line, p, l);
+			line[l] = '\0';
+			v[n].info[0] = '\0';
+			if (strncmp(line, "env:", 4) != 0 &&
+			    sscanf(line, "%31s %ld %d %4095s", v[n].op, &v[n].ret, &v[n].err,
+				   v[n].info) >= 3)
+				n++;
+		}
+		p += l;
+		if (*p)
+			p++;
+	}
+	return n;
+}
+
+struct want {
+	const char *op;
+	long ret;          /* 0 success, -1 failure, or the value the operation reports */
+	int err, err2;     /* errno: either; ANY_ERRNO: not checked */
+};
+
+#define OK(op) { op, 0, 0, 0 }
+#define VAL(op, v) { op, v, 0, 0 }
+#define NO(op, e) { op, -1, e, e }
+#define NO2(op, e, e2) { op, -1, e, e2 }
+
+static const char *err_name(int e)
+{
+	return e == ANY_ERRNO ? "any" : e == 0 ? "0" : strerror(e);
+}
+
+/* The driver's results are exactly @w, in order; they are left in @v. */
+static void expect_results(const struct want *w, size_t n, struct res *v, size_t max)
+{
+	size_t k = results(v, max);
+
+	cr_expect_eq(k, n, "%zu results, want %zu\nstdout:\n%s\nstderr:\n%s", k, n, R.out, R.err);
+	for (size_t i = 0; i < n && i < k; i++) {
+		cr_expect_str_eq(v[i].op, w[i].op, "result %zu", i);
+		cr_expect(v[i].ret == w[i].ret &&
+				  (w[i].err == ANY_ERRNO || v[i].err == w[i].err ||
+				   v[i].err == w[i].err2),
+			  "result %zu (%s): %ld errno %d (%s) %s, want %ld errno %s%s%s\n"
+			  "stdout:\n%s\nstderr:\n%s",
+			  i, v[i].op, v[i].ret, v[i].err, err_name(v[i].err), v[i].info, w[i].ret,
+			  err_name(w[i].err), w[i].err2 != w[i].err ? " or " : "",
+			  w[i].err2 != w[i].err ? err_name(w[i].err2) : "", R.out, R.err);
+	}
+}
+
+static struct res got[64];
+
+#define EXPECT(...)                                                                     \
+	do {                                                                            \
+		const struct want w_[] = { __VA_ARGS__ };                               \
+		expect_results(w_, sizeof(w_) / sizeof(w_[0]), got, 64);                \
+	} while (0)
+
+/* --- listeners outside the sandbox -------------------------------------------------- */
+
+/* A socket of ours, bound on 127.0.0.1 (port chosen by the kernel). */
+static int inet_socket(int type, unsigned *port)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t len = sizeof(sa);
+	int s = socket(AF_INET, type | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+
+	cr_assert_geq(s, 0, "socket: %s", strerror(errno));
+	cr_assert_eq(bind(s, (struct sockaddr *)&sa, sizeof(sa)), 0, "bind: %s", strerror(errno));
+	if (type == SOCK_STREAM)
+		cr_assert_eq(listen(s, 16), 0);
+	cr_assert_eq(getsockname(s, (struct sockaddr *)&sa, &len), 0);
+	*port = ntohs(sa.sin_port);
+	return s;
+}
+
+/* A listener of ours on the abstract unix name @name. */
+static int abstract_listener(const char *name)
+{
+	struct sockaddr_un sun = { .sun_family = AF_UNIX };
+	int s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+
+	cr_assert_geq(s, 0);
+	memcpy(sun.sun_path + 1, name, strlen(name));
+	cr_assert_eq(bind(s, (struct sockaddr *)&sun,
+			  (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + strlen(name))),
+		     0, "bind @%s: %s", name, strerror(errno));
+	cr_assert_eq(listen(s, 16), 0);
+	return s;
+}
+
+/* How many connections wait at listener @s (taken and closed). */
+static int accepted(int s)
+{
+	int n = 0, c;
+
+	while ((c = accept4(s, NULL, NULL, SOCK_CLOEXEC)) >= 0) {
+		close(c);
+		n++;
+	}
+	return n;
+}
+
+/* A process of ours, outside the sandbox, that only waits. */
+static pid_t start_victim(void)
+{
+	victim = fork();
+	cr_assert_geq(victim, 0);
+	if (victim == 0) {
+		for (;;)
+			pause();
+	}
+	return victim;
+}
+
+static bool victim_alive(void)
+{
+	return waitpid(victim, NULL, WNOHANG) == 0 && kill(victim, 0) == 0;
+}
+
+/* ==================================================================================== */
+/* Escapes: each refused, checked from outside.                                         */
+/* ==================================================================================== */
+
+struct writer {
+	const char *binary;  /* "dynamic" (run_ops) or "static" (run_ops-static) */
+	const char *op;      /* the driver's write operation */
+};
+
+static const struct writer writers[] = {
+	{ "dynamic", "write" },        /* libc: the shim refuses first */
+	{ "dynamic", "sys-write" },    /* raw syscall(SYS_openat) */
+	{ "dynamic", "rtld-write" },   /* dlsym(RTLD_NEXT, "open") */
+	{ "dynamic", "dlopen-write" }, /* dlopen("libc.so.6") + dlsym */
+	{ "static", "sys-write" },     /* no shim at all */
+	{ "static", "write" },
+};
+
+ParameterizedTestParameters(escape, write_outside_refused_inside_allowed)
+{
+	INDEX_PARAMS(writers);
+}
+
+ParameterizedTest(size_t *variant, escape, write_outside_refused_inside_allowed,
+		  .init = setup, .fini = teardown, .timeout = 30)
+{
+	const struct writer *w = &writers[*variant];
+	bool dyn = strcmp(w->binary, "dynamic") == 0;
+
+	need_landlock(1, "a static or raw write");
+	run(NULL, ARGS(dyn ? ops_dyn : ops_static, "shim-loaded", w->op, "outside/canary", "x",
+		       w->op, "outside/new", "x", w->op, "root/new", "inside"));
+	expect_exit(0);
+	EXPECT(VAL("shim-loaded", dyn ? 0 : -1), NO(w->op, EACCES), NO(w->op, EACCES),
+	       OK(w->op));
+	cr_expect_str_eq(got[1].info, "open", "refused at %s, want at open", got[1].info);
+	expect_outside_intact();
+	cr_expect_str_eq(content("root/new") ? content("root/new") : "(missing)", "inside");
+}
+
+static const char *const binaries[] = { "dynamic", "static" };
+
+ParameterizedTestParameters(escape, io_uring_setup_enosys)
+{
+	INDEX_PARAMS(binaries);
+}
+
+ParameterizedTest(size_t *variant, escape, io_uring_setup_enosys, .init = setup,
+		  .fini = teardown, .timeout = 30)
+{
+	const char *ops = strcmp(binaries[*variant], "dynamic") == 0 ? ops_dyn : ops_static;
+	unsigned port;
+	int l = inet_socket(SOCK_STREAM, &port);
+
+	need_seccomp();
+	/* Outside the sandbox the driver's io_uring writes and connects. */
+	run_bare(ARGS(ops, "uring-write", "root/control", "written", "uring-connect", "127.0.0.1",
+		      fmt("%u", port)));
+	results(got, 64);
+	if (got[0].ret < 0 && strcmp(got[0].info, "setup") == 0)
+		SKIP("io_uring does not work here even outside the sandbox: %s",
+			     strerror(got[0].err));
+	EXPECT(OK("uring-write"), OK("uring-connect"));
+	cr_expect_str_eq(content("root/control") ? content("root/control") : "(missing)",
+			 "written");
+	cr_expect_eq(accepted(l), 1);
+
+	run(NULL, ARGS(ops, "uring-write", "outside/canary", "x", "uring-write", "root/x", "x",
+		       "uring-connect", "127.0.0.1", fmt("%u", port)));
+	expect_exit(0);
+	EXPECT(NO("uring-write", ENOSYS), NO("uring-write", ENOSYS), NO("uring-connect", ENOSYS));
+	for (int i = 0; i < 3; i++)
+		cr_expect_str_eq(got[i].info, "setup", "result %d refused at %s", i, got[i].info);
+	expect_outside_intact();
+	cr_expect_not(exists("root/x"));
+	cr_expect_eq(accepted(l), 0, "a connection reached the listener");
+	close(l);
+}
+
+Test(escape, truncate_outside_refused, .init = setup, .fini = teardown, .timeout = 30)
+{
+	need_landlock(3, "refusing truncate(2)");
+	run(NULL, ARGS(ops_dyn, "sys-truncate", "outside/canary"));
+	expect_exit(0);
+	EXPECT(NO("sys-truncate", EACCES));
+	expect_outside_intact();
+}
+
+Test(escape, link_and_rename_into_root_refused, .init = setup, .fini = teardown, .timeout = 30)
+{
+	need_landlock(2, "refusing links and renames across directories");
+	run(NULL, ARGS(ops_dyn, "sys-link", "outside/canary", "root/linked", "sys-rename",
+		       "outside/canary", "root/renamed"));
+	expect_exit(0);
+	/* Landlock answers EXDEV for a reparenting it refuses (REFER),
+	 * EACCES for a name it may not remove or make. */
+	EXPECT(NO2("sys-link", EXDEV, EACCES), NO2("sys-rename", EXDEV, EACCES));
+	expect_outside_intact();
+	cr_expect_not(exists("root/linked"), "root/linked was made");
+	cr_expect_not(exists("root/renamed"), "root/renamed was made");
+}
+
+Test(escape, write_through_symlink_out_of_root_refused, .init = setup, .fini = teardown,
+     .timeout = 30)
+{
+	need_landlock(1, "a raw write");
+	cr_assert_eq(symlink("../outside", tp("root/out")), 0);
+	run(NULL, ARGS(ops_dyn, "sys-symlink", "../outside/canary", "root/esc", "sys-write",
+		       "root/esc", "x", "sys-write", "root/out/canary", "x", "sys-write",
+		       "root/out/new", "x", "write", "root/out/new", "x"));
+	expect_exit(0);
+	/* Making the link is a write inside the root: allowed. */
+	EXPECT(OK("sys-symlink"), NO("sys-write", EACCES), NO("sys-write", EACCES),
+	       NO("sys-write", EACCES), NO("write", EACCES));
+	expect_outside_intact();
+}
+
+Test(escape, tcp_connect_unlisted_port_refused, .init = setup, .fini = teardown, .timeout = 30)
+{
+	unsigned port;
+	int l = inet_socket(SOCK_STREAM, &port);
+	const char *p = fmt("%u", port);
+
+	need_landlock(4, "refusing TCP connect");
+	run(NULL, ARGS(ops_dyn, "connect", "127.0.0.1", p, "sys-connect", "127.0.0.1", p));
+	expect_exit(0);
+	EXPECT(NO("connect", EACCES), NO("sys-connect", EACCES));
+	run(NULL, ARGS(ops_static, "sys-connect", "127.0.0.1", p));
+	expect_exit(0);
+	EXPECT(NO("sys-connect", EACCES));
+	cr_expect_eq(accepted(l), 0, "a connection reached the listener");
+	close(l);
+}
+
+Test(escape, udp_send_refused, .init = setup, .fini = teardown, .timeout = 30)
+{
+	unsigned port;
+	int u = inet_socket(SOCK_DGRAM, &port);
+	char buf[64];
+
+	need_seccomp();
+	run(NULL, ARGS(ops_dyn, "sys-udp", "127.0.0.1", fmt("%u", port), "hello"));
+	expect_exit(0);
+	EXPECT(NO("sys-udp", EACCES));
+	cr_expect_str_eq(got[0].info, "socket");
+	run(NULL, ARGS(ops_static, "sys-udp", "127.0.0.1", fmt("%u", port), "hello"));
+	expect_exit(0);
+	EXPECT(NO("sys-udp", EACCES));
+	cr_expect_eq(recv(u, buf, sizeof(buf), MSG_DONTWAIT), -1, "a datagram arrived");
+	close(u);
+}
+
+/* The control for the test above: with net all the same datagram arrives. */
+Test(escape, udp_send_net_all_received, .init = setup, .fini = teardown, .timeout = 30)
+{
+	unsigned port;
+	int u = inet_socket(SOCK_DGRAM, &port);
+	char buf[64] = "";
+
+	policy("net all\n");
+	run(NULL, ARGS(ops_static, "sys-udp", "127.0.0.1", fmt("%u", port), "hello"));
+	expect_exit(0);
+	EXPECT(OK("sys-udp"));
+	cr_expect_eq(recv(u, buf, sizeof(buf) - 1, MSG_DONTWAIT), 5, "no datagram: %s",
+		     strerror(errno));
+	cr_expect_str_eq(buf, "hello");
+	close(u);
+}
+
+/* net isolated: a loopback of its own; our listeners are not on it. */
+Test(escape, net_isolated_reaches_only_its_own_loopback, .init = setup, .fini = teardown,
+     .timeout = 30)
+{
+	unsigned tcp_port, udp_port;
+	int l = inet_socket(SOCK_STREAM, &tcp_port), u = inet_socket(SOCK_DGRAM, &udp_port);
+	const char *name = fmt("cordon-run-%d", (int)getpid());
+	int a = abstract_listener(name);
+	char buf[64];
+
+	policy("net isolated\n");
+	run(NULL, ARGS(ops_static, "sys-connect", "127.0.0.1", fmt("%u", tcp_port), "sys-udp",
+		       "127.0.0.1", fmt("%u", udp_port), "hello", "sys-abstract", name));
+	if (WIFEXITED(R.raw) && WEXITSTATUS(R.raw) == 125 && strstr(R.err, "network namespace"))
+		SKIP("no network namespace here: %s", R.err);
+	expect_exit(0);
+	/* The datagram leaves, into the sandbox's own loopback. */
+	EXPECT(NO("sys-connect", ECONNREFUSED), OK("sys-udp"), NO("sys-abstract", ECONNREFUSED));
+	cr_expect_eq(accepted(l), 0, "a TCP connection reached our listener");
+	cr_expect_eq(accepted(a), 0, "a connection reached our abstract socket");
+	cr_expect_eq(recv(u, buf, sizeof(buf), MSG_DONTWAIT), -1, "a datagram reached us");
+	close(l);
+	close(u);
+	close(a);
+}
+
+struct abstract_case {
+	const char *net;
+	long ret;
+	int err;
+	int connections;
+};
+
+static const struct abstract_case abstract_cases[] = {
+	{ "none", -1, EPERM, 0 },   /* Landlock scope: refused */
+	{ "all", 0, 0, 1 },          /* the control: it does connect */
+};
+
+ParameterizedTestParameters(escape, abstract_unix_connect)
+{
+	INDEX_PARAMS(abstract_cases);
+}
+
+ParameterizedTest(size_t *variant, escape, abstract_unix_connect, .init = setup,
+		  .fini = teardown, .timeout = 30)
+{
+	const struct abstract_case *c = &abstract_cases[*variant];
+	const char *name = fmt("cordon-run-%d", (int)getpid());
+	int l = abstract_listener(name);
+
+	need_landlock(6, "scoping abstract unix sockets");
+	policy(fmt("net %s\n", c->net));
+	run(NULL, ARGS(ops_static, "sys-abstract", name));
+	expect_exit(0);
+	{
+		const struct want w[] = { { "sys-abstract", c->ret, c->err, c->err } };
+		expect_results(w, 1, got, 64);
+	}
+	cr_expect_eq(accepted(l), c->connections, "net %s", c->net);
+	close(l);
+}
+
+Test(escape, kill_outside_refused, .init = setup, .fini = teardown, .timeout = 30)
+{
+	pid_t pid = start_victim();
+
+	need_landlock(6, "scoping signals");
+	run(NULL, ARGS(ops_static, "sys-kill", fmt("%d", (int)pid), fmt("%d", SIGKILL), "sys-kill",
+		       fmt("%d", (int)pid), fmt("%d", SIGTERM)));
+	expect_exit(0);
+	EXPECT(NO("sys-kill", EPERM), NO("sys-kill", EPERM));
+	cr_expect(victim_alive(), "the process outside the sandbox was killed");
+}
+
+/* A tracer, "t (tracing stop)" or "T (stopped)": an attach got through. */
+static bool victim_traced(void)
+{
+	char path[64], status[4096];
+	int fd;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)victim);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	n = fd >= 0 ? read(fd, status, sizeof(status) - 1) : -1;
+	if (fd >= 0)
+		close(fd);
+	status[n > 0 ? n : 0] = '\0';
+	return !strstr(status, "TracerPid:\t0\n") || strstr(status, "State:\tt") ||
+	       strstr(status, "State:\tT");
+}
+
+Test(escape, ptrace_outside_refused, .init = setup, .fini = teardown, .timeout = 30)
+{
+	pid_t pid = start_victim();
+
+	need_seccomp();
+	run(NULL, ARGS(ops_static, "sys-ptrace", fmt("%d", (int)pid)));
+	expect_exit(0);
+	EXPECT(NO("sys-ptrace", EPERM));
+	cr_expect(victim_alive(), "the process outside the sandbox is gone");
+	cr_expect_not(victim_traced(), "the process outside the sandbox is traced or stopped");
+}
+
+Test(escape, tiocsti_refused, .init = setup, .fini = teardown, .timeout = 30)
+{
+	need_seccomp();
+	/* Outside the sandbox, root may type into a terminal. */
+	run_bare(ARGS(ops_dyn, "tiocsti"));
+	results(got, 64);
+	if (got[0].ret != 0)
+		SKIP("TIOCSTI fails even outside the sandbox (%s at %s): "
+			     "dev.tty.legacy_tiocsti is 0?", strerror(got[0].err), got[0].info);
+	run(NULL, ARGS(ops_dyn, "tiocsti"));
+	expect_exit(0);
+	EXPECT(NO("tiocsti", EPERM));
+	cr_expect_str_eq(got[0].info, "ioctl", "failed at %s, want at the ioctl", got[0].info);
+}
+
+Test(escape, unshare_and_mount_refused, .init = setup, .fini = teardown, .timeout = 30)
+{
+	struct stat root, mnt;
+
+	need_seccomp();
+	cr_assert_eq(mkdir(tp("root/mnt"), 0755), 0);
+	run(NULL, ARGS(ops_static, "sys-unshare", "sys-mount", "root/mnt"));
+	expect_exit(0);
+	EXPECT(NO("sys-unshare", EPERM), NO("sys-mount", EPERM));
+	cr_assert_eq(stat(tp("root"), &root), 0);
+	cr_assert_eq(stat(tp("root/mnt"), &mnt), 0);
+	cr_expect_eq(root.st_dev, mnt.st_dev, "root/mnt became a mount point");
+}
+
+ParameterizedTestParameters(escape, fork_refused_without_subprocess_threads_work)
+{
+	INDEX_PARAMS(binaries);
+}
+
+ParameterizedTest(size_t *variant, escape, fork_refused_without_subprocess_threads_work,
+		  .init = setup, .fini = teardown, .timeout = 30)
+{
+	const char *ops = strcmp(binaries[*variant], "dynamic") == 0 ? ops_dyn : ops_static;
+
+	need_seccomp();
+	run(ARGS("--no-subprocess"), ARGS(ops, "fork", "root/forked", "sys-fork", "root/sys-forked",
+					 "thread", "write", "root/after", "ok"));
+	expect_exit(0);
+	EXPECT(NO("fork", EACCES), NO("sys-fork", EACCES), OK("thread"), OK("write"));
+	cr_expect_not(exists("root/forked"), "a forked child ran");
+	cr_expect_not(exists("root/sys-forked"), "a forked child ran");
+	cr_expect(exists("root/after"));
+}
+
+/* What the policy allows still works, in both layers. */
+Test(allowed, write_connect_fork_succeed, .init = setup, .fini = teardown, .timeout = 30)
+{
+	unsigned port;
+	int l = inet_socket(SOCK_STREAM, &port);
+	const char *p = fmt("%u", port);
+
+	policy(fmt("net-connect %u\n", port));
+	run(NULL, ARGS(ops_dyn, "write", "root/a", "a", "sys-write", "root/b", "b", "connect",
+		       "127.0.0.1", p, "sys-connect", "127.0.0.1", p, "fork", "root/c", "thread"));
+	expect_exit(0);
+	EXPECT(OK("write"), OK("sys-write"), OK("connect"), OK("sys-connect"), OK("fork"),
+	       OK("thread"));
+	run(NULL, ARGS(ops_static, "sys-write", "root/d", "d", "sys-connect", "127.0.0.1", p));
+	expect_exit(0);
+	EXPECT(OK("sys-write"), OK("sys-connect"));
+	cr_expect_eq(accepted(l), 3);
+	cr_expect(exists("root/a") && exists("root/b") && exists("root/c") && exists("root/d"));
+	expect_outside_intact();
+	close(l);
+}
+
+/* ==================================================================================== */
+/* The kernel layer without the shim, the self-test, on-unsupported.                     */
+/* ==================================================================================== */
+
+struct reexec {
+	const char *exec;   /* execv (libc: the shim puts itself back) or sys-execve (raw) */
+	long shim;          /* shim-loaded in the new image */
+};
+
+static const struct reexec reexecs[] = { { "execv", 0 }, { "sys-execve", -1 } };
+
+ParameterizedTestParameters(kernel, unsetenv_ld_preload_then_exec_still_confined)
+{
+	INDEX_PARAMS(reexecs);
+}
+
+ParameterizedTest(size_t *variant, kernel, unsetenv_ld_preload_then_exec_still_confined,
+		  .init = setup, .fini = teardown, .timeout = 30)
+{
+	const struct reexec *x = &reexecs[*variant];
+
+	need_landlock(1, "confining a program without the shim");
+	run(ARGS("--backend", "landlock"),
+	    ARGS(ops_dyn, "unsetenv", "LD_PRELOAD", x->exec, ops_dyn, "shim-loaded", "write",
+		 "outside/canary", "x", "sys-write", "outside/canary", "x", "write", "root/ok",
+		 "ok"));
+	expect_exit(0);
+	EXPECT(OK("unsetenv"), VAL("shim-loaded", x->shim), NO("write", EACCES),
+	       NO("sys-write", EACCES), OK("write"));
+	expect_outside_intact();
+	cr_expect(exists("root/ok"));
+}
+
+Test(kernel, noop_backend_on_unsupported_error_refuses, .init = setup, .fini = teardown,
+     .timeout = 30)
+{
+	run(ARGS("--backend", "noop", "--on-unsupported", "error"),
+	    ARGS(ops_dyn, "write", "root/marker", "x"));
+	expect_exit(125);
+	cr_expect_not(exists("root/marker"), "the program ran");
+	cr_expect(strstr(R.err, "cordon: unable to run"), "stderr:\n%s", R.err);
+	cr_expect(strstr(R.err, "every restriction"), "stderr:\n%s", R.err);
+}
+
+Test(kernel, noop_backend_on_unsupported_warn_runs_with_warning, .init = setup,
+     .fini = teardown, .timeout = 30)
+{
+	run(ARGS("--backend", "noop", "--on-unsupported", "warn"),
+	    ARGS(ops_dyn, "write", "root/marker", "x", "write", "outside/canary", "x"));
+	expect_exit(0);
+	/* The shim alone still refuses what it sees. */
+	EXPECT(OK("write"), NO("write", EACCES));
+	cr_expect(exists("root/marker"), "the program did not run");
+	cr_expect(strstr(R.err, "cordon: not enforced by the kernel here, only by the shim: "
+				"every restriction"),
+		  "no warning; stderr:\n%s", R.err);
+	expect_outside_intact();
+}
+
+/* Lines on stderr from cordon itself: "cordon: " but not the shim's "cordon: deny". */
+static int cordon_said(void)
+{
+	int n = 0;
+
+	for (const char *p = R.err; *p;) {
+		if (strncmp(p, "cordon: ", 8) == 0 && strncmp(p, "cordon: deny ", 13) != 0)
+			n++;
+		p += strcspn(p, "\n");
+		if (*p)
+			p++;
+	}
+	return n;
+}
+
+struct unsupported {
+	const char *on;       /* on-unsupported */
+	int code;             /* cordon's exit status */
+	const char *message;  /* on stderr, or NULL: nothing from cordon at all */
+};
+
+static const struct unsupported unsupported_cases[] = {
+	{ "error", 125, "cordon: unable to run: the policy asks for" },
+	{ "warn", 0, "cordon: not enforced by the kernel here, only by the shim: "
+		     "writes outside the write roots" },
+	{ "ignore", 0, NULL },
+};
+
+ParameterizedTestParameters(kernel, landlock_missing_follows_on_unsupported)
+{
+	INDEX_PARAMS(unsupported_cases);
+}
+
+/* A kernel without Landlock (simulated: landlock_create_ruleset fails
+ * ENOSYS for cordon and its tree): on-unsupported decides, and with warn or
+ * ignore the program runs, confined by the shim (and seccomp) only. */
+ParameterizedTest(size_t *variant, kernel, landlock_missing_follows_on_unsupported,
+		  .init = setup, .fini = teardown, .timeout = 30)
+{
+	const struct unsupported *u = &unsupported_cases[*variant];
+
+	need_seccomp();
+	run_env(ARGS("--on-unsupported", u->on),
+		ARGS(ops_dyn, "write", "root/marker", "x", "write", "outside/canary", "x"), NULL,
+		FAKE_NO_LANDLOCK);
+	expect_exit(u->code);
+	if (u->code == 0) {
+		EXPECT(OK("write"), NO("write", EACCES));
+		cr_expect(exists("root/marker"), "the program did not run");
+	} else {
+		cr_expect_not(exists("root/marker"), "the program ran");
+	}
+	if (u->message)
+		cr_expect(strstr(R.err, u->message), "want \"%s\" on stderr:\n%s", u->message, R.err);
+	else
+		cr_expect_eq(cordon_said(), 0, "on-unsupported ignore, yet cordon said:\n%s",
+			     R.err);
+	expect_outside_intact();
+}
+
+static const char *const on_unsupported[] = { "error", "warn" };
+
+ParameterizedTestParameters(kernel, selftest_fails_when_landlock_does_not_enforce)
+{
+	INDEX_PARAMS(on_unsupported);
+}
+
+/* A backend that claims to enforce and does not (simulated: the Landlock
+ * ruleset is "enforced" by a landlock_restrict_self that returns 0 and does
+ * nothing): the self-test catches it and cordon fails closed, whatever
+ * on-unsupported says (docs/threat-model.md, "Failing closed"). */
+ParameterizedTest(size_t *variant, kernel, selftest_fails_when_landlock_does_not_enforce,
+		  .init = setup, .fini = teardown, .timeout = 30)
+{
+	const char *on = on_unsupported[*variant];
+
+	need_landlock(1, "the self-test");
+	run_env(ARGS("--on-unsupported", on), ARGS(ops_dyn, "write", "root/marker", "x"), NULL,
+		FAKE_LYING_LANDLOCK);
+	expect_exit(125);
+	cr_expect_not(exists("root/marker"), "the program ran");
+	cr_expect(strstr(R.err, "self-test failed: a write outside the write roots went through"),
+		  "stderr:\n%s", R.err);
+	expect_tmp_empty();
+}
+
+Test(kernel, status_lists_landlock_abi_and_features, .init = setup, .fini = teardown,
+     .timeout = 30)
+{
+	int abi = landlock_abi();
+	const char *row;
+
+	need_landlock(1, "cordon status showing Landlock");
+	finish(spawn(cordon_argv("status", NULL, NULL), NULL, FAKE_NONE));
+	expect_exit(0);
+	cr_expect(strstr(R.out, fmt("\nlandlock        ABI %d\n", abi)), "stdout:\n%s", R.out);
+	cr_expect(strstr(R.out, "\nbackend         landlock\n"), "stdout:\n%s", R.out);
+	cr_expect(strstr(R.out, "\nseccomp         yes\n"), "stdout:\n%s", R.out);
+	row = strstr(R.out, "\n* writes outside the write roots ");
+	cr_expect(row && strstr(fmt("%.*s", (int)strcspn(row + 1, "\n"), row + 1),
+				fmt("Landlock ABI %d", abi)),
+		  "no row for writes, enforced by Landlock ABI %d:\n%s", abi, R.out);
+	cr_expect(strstr(R.out, "\n* UDP, raw and other sockets (net none)  seccomp"),
+		  "stdout:\n%s", R.out);
+	cr_expect(strstr(R.out, "\n  new processes (subprocess no)"),
+		  "subprocess yes, yet the row is marked:\n%s", R.out);
+}
+
+Test(kernel, selftest_exits_0, .init = setup, .fini = teardown, .timeout = 30)
+{
+	need_landlock(1, "cordon selftest");
+	finish(spawn(cordon_argv("selftest", NULL, NULL), NULL, FAKE_NONE));
+	expect_exit(0);
+	cr_expect(strstr(R.out, "selftest: the kernel layer refused a write outside the write "
+				"roots\n"),
+		  "stdout:\n%s", R.out);
+	finish(spawn(cordon_argv("selftest", ARGS("--no-subprocess"), NULL), NULL, FAKE_NONE));
+	expect_exit(0);
+	cr_expect(strstr(R.out, "write roots and a fork\n"), "stdout:\n%s", R.out);
+	expect_tmp_empty();
+}
+
+/* With every directory writable there is nothing outside the write roots
+ * for the self-test to be refused in; the other layers still hold (here:
+ * net none) and the program should run. */
+Test(kernel, write_everywhere_still_runs_and_refuses_network, .init = setup, .fini = teardown,
+     .timeout = 30)
+{
+	unsigned port;
+	int l = inet_socket(SOCK_STREAM, &port);
+
+	need_landlock(4, "refusing TCP connect");
+	policy("write /\n");
+	run(NULL, ARGS(ops_static, "sys-connect", "127.0.0.1", fmt("%u", port)));
+	expect_exit(0);
+	EXPECT(NO("sys-connect", EACCES));
+	cr_expect_eq(accepted(l), 0, "a connection reached the listener");
+	close(l);
+}
+
+/* ==================================================================================== */
+/* The policy: sealed, handed over, not widened from inside.                            */
+/* ==================================================================================== */
+
+Test(policy, memfd_sealed_cannot_be_widened, .init = setup, .fini = teardown, .timeout = 30)
+{
+	const char *fd = "${CORDON_POLICY_FD}";
+
+	run(NULL, ARGS(ops_dyn, "fd-sum", fd, "fd-write", fd, "\nwrite /\n", "fd-truncate", fd,
+		       "sys-reopen", "/proc/self/fd/${CORDON_POLICY_FD}", "\nwrite /\n", "fd-sum",
+		       fd, "write", "outside/canary", "x"));
+	expect_exit(0);
+	results(got, 64);
+	long size = got[0].ret;
+	/* Reopened through /proc, the memfd may be refused at the open
+	 * (EACCES) or, sealed, at the write (EPERM). */
+	EXPECT(VAL("fd-sum", size), NO("fd-write", EPERM), NO("fd-truncate", EPERM),
+	       NO2("sys-reopen", EPERM, EACCES), VAL("fd-sum", size), NO("write", EACCES));
+	cr_expect_gt(got[0].ret, 0, "the policy descriptor is empty");
+	cr_expect_str_eq(got[4].info, got[0].info, "the policy descriptor changed");
+	expect_outside_intact();
+}
+
+struct widen {
+	const char *exec;  /* execv: the shim restores its descriptor; sys-execve: */
+	bool drop_fd;      /* ...without CORDON_POLICY_FD the shim reads CORDON_WRITE */
+};
+
+static const struct widen widens[] = { { "execv", false }, { "sys-execve", true } };
+
+ParameterizedTestParameters(policy, cordon_write_in_child_env_still_confined)
+{
+	INDEX_PARAMS(widens);
+}
+
+ParameterizedTest(size_t *variant, policy, cordon_write_in_child_env_still_confined,
+		  .init = setup, .fini = teardown, .timeout = 30)
+{
+	const struct widen *x = &widens[*variant];
+
+	need_landlock(1, "confining a program whose shim was widened");
+	run(NULL, ARGS(ops_dyn, "setenv", "CORDON_WRITE", "/", "unsetenv",
+		       x->drop_fd ? "CORDON_POLICY_FD" : "UNSET_NOTHING", x->exec, ops_dyn, "env",
+		       "write", "outside/canary", "x", "sys-write", "outside/new", "x", "write",
+		       "root/ok", "ok"));
+	expect_exit(0);
+	EXPECT(OK("setenv"), OK("unsetenv"), OK("env"), NO("write", EACCES),
+	       NO("sys-write", EACCES), OK("write"));
+	cr_expect(strstr(R.out, "\nenv:CORDON_WRITE=/\n"), "the child lost CORDON_WRITE:\n%s",
+		  R.out);
+	expect_outside_intact();
+}
+
+Test(policy, log_file_receives_json_refusal, .init = setup, .fini = teardown, .timeout = 30)
+{
+	run(ARGS("--log-format", "json", "--log-file", tp("log")),
+	    ARGS(ops_dyn, "write", "outside/canary", "x"));
+	expect_exit(0);
+	EXPECT(NO("write", EACCES));
+	const char *log = content("log");
+	cr_assert_not_null(log, "no log file");
+	cr_expect(strstr(log, "\"decision\":\"deny\""), "log:\n%s", log);
+	cr_expect(strstr(log, fmt("\"target\":\"%s\"", tp("outside/canary"))), "log:\n%s", log);
+	cr_expect_not(strstr(R.err, "cordon: deny"), "the refusal went to stderr too:\n%s", R.err);
+}
+
+/* The log lies outside the write roots "so the program cannot rewrite it"
+ * (docs/policy.md, log-file): not even through the descriptor it inherits. */
+Test(policy, log_file_cannot_be_truncated_by_program, .init = setup, .fini = teardown,
+     .timeout = 30)
+{
+	/* cordon keeps the file and relays a pipe into it: the program holds
+	 * no descriptor of the log file to truncate or rewrite. */
+	run(ARGS("--log-file", tp("log")),
+	    ARGS(ops_dyn, "write", "outside/canary", "x", "fd-find", tp("log"), "write",
+		 "outside/canary", "y"));
+	cr_expect(strstr(R.out, "fd-find -1 "), "the program found a descriptor of the log:\n%s",
+		  R.out);
+	const char *log = content("log");
+	cr_assert_not_null(log, "no log file");
+	int lines = 0;
+	for (const char *p = log; (p = strstr(p, "cordon: deny write")); p++)
+		lines++;
+	cr_expect_eq(lines, 2, "the log holds %d refusals, want 2\nlog:\n%s", lines, log);
+	expect_outside_intact();
+}
+
+/* ==================================================================================== */
+/* The supervisor.                                                                      */
+/* ==================================================================================== */
+
+static const int exit_codes[] = { 0, 3, 42 };
+
+ParameterizedTestParameters(supervisor, exit_status_passes_through)
+{
+	INDEX_PARAMS(exit_codes);
+}
+
+ParameterizedTest(size_t *variant, supervisor, exit_status_passes_through, .init = setup,
+		  .fini = teardown, .timeout = 30)
+{
+	int code = exit_codes[*variant];
+
+	run(NULL, ARGS(ops_dyn, "exit", fmt("%d", code)));
+	expect_exit(code);
+}
+
+static const int fatal_signals[] = { SIGKILL, SIGTERM, SIGSEGV };
+
+ParameterizedTestParameters(supervisor, fatal_signal_reraised)
+{
+	INDEX_PARAMS(fatal_signals);
+}
+
+ParameterizedTest(size_t *variant, supervisor, fatal_signal_reraised, .init = setup,
+		  .fini = teardown, .timeout = 30)
+{
+	int sig = fatal_signals[*variant];
+
+	run(ARGS("--private-tmp", "yes"), ARGS(ops_static, "raise", fmt("%d", sig)));
+	cr_expect(WIFSIGNALED(R.raw) && WTERMSIG(R.raw) == sig,
+		  "cordon %s %d, want killed by signal %d\nstderr:\n%s",
+		  WIFSIGNALED(R.raw) ? "was killed by signal" : "exited",
+		  WIFSIGNALED(R.raw) ? WTERMSIG(R.raw) : WEXITSTATUS(R.raw), sig, R.err);
+	cr_expect_not(WIFSIGNALED(R.raw) && WCOREDUMP(R.raw), "cordon dumped core");
+	expect_tmp_empty();
+}
+
+Test(supervisor, program_not_found_127, .init = setup, .fini = teardown, .timeout = 30)
+{
+	run(ARGS("--private-tmp", "yes"), ARGS(tp("no-such-program")));
+	expect_exit(127);
+	expect_tmp_empty();
+	cr_expect(strstr(R.err, "cordon: unable to run ") && strstr(R.err, "no-such-program"),
+		  "stderr:\n%s", R.err);
+	run(NULL, ARGS("cordon-run-no-such-program-in-path"));
+	expect_exit(127);
+	cr_expect(strstr(R.err, "cordon-run-no-such-program-in-path"), "stderr:\n%s", R.err);
+}
+
+Test(supervisor, not_executable_126, .init = setup, .fini = teardown, .timeout = 30)
+{
+	put_file("root/not-executable", "#!/bin/sh\ntouch root/marker\n", 0644);
+	run(NULL, ARGS(tp("root/not-executable")));
+	expect_exit(126);
+	cr_expect(strstr(R.err, "cordon: unable to run ") && strstr(R.err, "not-executable"),
+		  "stderr:\n%s", R.err);
+	cr_expect_not(exists("root/marker"));
+}
+
+struct bad {
+	const char *policy_extra;  /* appended to the policy file */
+	const char *option[3];     /* or given on the command line */
+	const char *message;       /* on stderr */
+};
+
+static const struct bad bads[] = {
+	{ "wirte /tmp\n", { NULL }, "policy:12: unknown directive 'wirte'" },
+	{ "net sometimes\n", { NULL }, "policy:12: bad value 'sometimes' for net" },
+	{ "write /cordon-run-does-not-exist\n", { NULL },
+	  "policy:12: write root '/cordon-run-does-not-exist' does not exist" },
+	{ NULL, { "--net", "sometimes", NULL }, "<command line>: bad value 'sometimes' for net" },
+	{ NULL, { "--timeout", "soon", NULL }, "<command line>: bad value 'soon' for timeout" },
+};
+
+ParameterizedTestParameters(supervisor, bad_policy_125_nothing_run)
+{
+	INDEX_PARAMS(bads);
+}
+
+ParameterizedTest(size_t *variant, supervisor, bad_policy_125_nothing_run, .init = setup,
+		  .fini = teardown, .timeout = 30)
+{
+	const struct bad *b = &bads[*variant];
+
+	policy(b->policy_extra);
+	run(b->option[0] ? b->option : NULL, ARGS(ops_dyn, "write", "root/marker", "x"));
+	expect_exit(125);
+	cr_expect_not(exists("root/marker"), "the program ran");
+	cr_expect(strstr(R.err, b->message), "want \"%s\" on stderr:\n%s", b->message, R.err);
+	cr_expect(strstr(R.err, "nothing was run"), "stderr:\n%s", R.err);
+}
+
+/* The pid in $T/root/@name.pid, which must be gone (ESRCH). */
+static void expect_gone(const char *name)
+{
+	const char *text = content(fmt("root/%s.pid", name));
+	long pid;
+
+	cr_assert_not_null(text, "no root/%s.pid: the tree was not made\nstdout:\n%s\nstderr:\n%s",
+			   name, R.out, R.err);
+	pid = strtol(text, NULL, 10);
+	cr_assert_gt(pid, 1);
+	errno = 0;
+	cr_expect(kill((pid_t)pid, 0) == -1 && errno == ESRCH,
+		  "%s (pid %ld) is still there after cordon exited", name, pid);
+	if (kill((pid_t)pid, 0) == 0)
+		kill((pid_t)pid, SIGKILL);  /* not ours to leave behind either */
+}
+
+Test(supervisor, timeout_ends_whole_tree_124, .init = setup, .fini = teardown, .timeout = 30)
+{
+	run(ARGS("--timeout", "1", "--private-tmp", "yes"),
+	    ARGS(ops_dyn, "spawn-tree", "root", "wait"));
+	expect_exit(124);
+	cr_expect(strstr(R.out, "spawn-tree 0 0\n"), "the tree was not made:\n%s\n%s", R.out,
+		  R.err);
+	cr_expect(strstr(R.err, "timeout"), "stderr:\n%s", R.err);
+	/* 1 s, then SIGTERM, a grace period (the daemon ignores SIGTERM), SIGKILL. */
+	cr_expect_lt(R.seconds, 6.0, "cordon took %.1f s", R.seconds);
+	cr_expect_geq(R.seconds, 0.9, "cordon took %.1f s", R.seconds);
+	expect_gone("program");
+	expect_gone("child");
+	expect_gone("daemon");
+	expect_tmp_empty();
+}
+
+Test(supervisor, program_exit_ends_leftovers, .init = setup, .fini = teardown, .timeout = 30)
+{
+	run(NULL, ARGS(ops_dyn, "spawn-tree", "root", "exit", "exit", "7"));
+	expect_exit(7);
+	cr_expect(strstr(R.out, "spawn-tree 0 0\n"), "the tree was not made:\n%s\n%s", R.out,
+		  R.err);
+	cr_expect_lt(R.seconds, 6.0, "cordon took %.1f s", R.seconds);
+	expect_gone("program");
+	expect_gone("child");
+	expect_gone("daemon");
+}
+
+Test(supervisor, sigterm_forwarded_to_program, .init = setup, .fini = teardown, .timeout = 30)
+{
+	pid_t pid = spawn(cordon_argv("run", NULL,
+				      ARGS(ops_dyn, "trap-term", "root/got-term", "pidfile",
+					   "root/ready", "sleep", "20")),
+			  NULL, FAKE_NONE);
+	for (int i = 0; i < 1000 && !exists("root/ready"); i++)
+		usleep(10 * 1000);
+	cr_expect(exists("root/ready"), "the program did not start");
+	cr_assert_eq(kill(pid, SIGTERM), 0);
+	finish(pid);
+	expect_exit(0);
+	cr_expect(exists("root/got-term"), "the program's handler did not run");
+	cr_expect_lt(R.seconds, 10.0, "cordon took %.1f s", R.seconds);
+}
+
+/* Under SANITIZE=1: cordon itself leaks nothing (LeakSanitizer on for
+ * cordon; the program is static, so no instrumented shim runs in the jail). */
+Test(supervisor, cordon_leaks_nothing_under_sanitizer, .init = setup, .fini = teardown,
+     .timeout = 30)
+{
+	const char *first = getenv("CORDON_PRELOAD_FIRST");
+
+	if (!first || !*first)
+		SKIP("cordon's own leaks are checked under SANITIZE=1 only");
+	run_env(NULL, ARGS(ops_static, "exit", "0"), ARGS("ASAN_OPTIONS=detect_leaks=1"),
+		FAKE_NONE);
+	expect_exit(0);
+	cr_expect_not(strstr(R.err, "Sanitizer"), "stderr:\n%s", R.err);
+}
+
+/* The variables of the program's environment, from the driver's "env:" lines. */
+static const char *env_of(const char *name)
+{
+	static char value[PATH_MAX];
+	const char *p = strstr(R.out, fmt("env:%s=", name));
+
+	if (!p || (p != R.out && p[-1] != '\n'))
+		return NULL;
+	p += 4 + strlen(name) + 1;
+	snprintf(value, sizeof(value), "%.*s", (int)strcspn(p, "\n"), p);
+	return value;
+}
+
+static int env_count(void)
+{
+	int n = 0;
+
+	for (const char *p = R.out; (p = strstr(p, "env:")); p++)
+		if (p == R.out || p[-1] == '\n')
+			n++;
+	return n;
+}
+
+static const char *const test_env[] = {
+	"PATH=/usr/bin:/bin", "FOO=foo", "BAR=bar", "SECRET_X=x", "SECRET_KEEP=keep",
+	"CORDON_WRITE=/", NULL,
+};
+
+Test(supervisor, env_clean_passes_env_pass_and_path_only, .init = setup, .fini = teardown,
+     .timeout = 30)
+{
+	run_env(ARGS("--env", "clean", "--env-pass", "FOO"), ARGS(ops_dyn, "env"), test_env,
+		FAKE_NONE);
+	expect_exit(0);
+	cr_expect_str_eq(env_of("FOO") ? env_of("FOO") : "(unset)", "foo");
+	cr_expect_str_eq(env_of("PATH") ? env_of("PATH") : "(unset)", "/usr/bin:/bin");
+	cr_expect_str_eq(env_of("LD_PRELOAD") ? env_of("LD_PRELOAD") : "(unset)", shim_lib);
+	cr_expect(env_of("CORDON_POLICY_FD") && *env_of("CORDON_POLICY_FD") >= '0' &&
+			  *env_of("CORDON_POLICY_FD") <= '9',
+		  "CORDON_POLICY_FD: %s", env_of("CORDON_POLICY_FD"));
+	cr_expect_eq(env_count(), 4, "want FOO PATH LD_PRELOAD CORDON_POLICY_FD only:\n%s", R.out);
+}
+
+Test(supervisor, env_deny_removes_matching, .init = setup, .fini = teardown, .timeout = 30)
+{
+	run_env(ARGS("--env-deny", "SECRET_*", "--env-pass", "SECRET_KEEP"), ARGS(ops_dyn, "env"),
+		test_env, FAKE_NONE);
+	expect_exit(0);
+	cr_expect_null(env_of("SECRET_X"), "SECRET_X passed:\n%s", R.out);
+	cr_expect_str_eq(env_of("SECRET_KEEP") ? env_of("SECRET_KEEP") : "(unset)", "keep");
+	cr_expect_str_eq(env_of("FOO") ? env_of("FOO") : "(unset)", "foo");
+	cr_expect_str_eq(env_of("BAR") ? env_of("BAR") : "(unset)", "bar");
+	cr_expect_str_eq(env_of("TMPDIR") ? env_of("TMPDIR") : "(unset)", tp("tmp"));
+	/* CORDON_* are cordon's to set: ours did not pass. */
+	cr_expect_null(env_of("CORDON_WRITE"), "CORDON_WRITE passed:\n%s", R.out);
+	cr_expect_str_eq(env_of("LD_PRELOAD") ? env_of("LD_PRELOAD") : "(unset)", shim_lib);
+}
+
+Test(supervisor, private_tmp_fresh_writable_and_removed, .init = setup, .fini = teardown,
+     .timeout = 30)
+{
+	char dir[PATH_MAX];
+	struct stat st;
+
+	run(ARGS("--private-tmp", "yes"),
+	    ARGS(ops_dyn, "count", "${TMPDIR}", "write", "${TMPDIR}/file", "x", "sys-write",
+		 "${TMPDIR}/raw", "y", "count", "${TMPDIR}"));
+	expect_exit(0);
+	EXPECT(VAL("count", 0), OK("write"), OK("sys-write"), VAL("count", 2));
+	snprintf(dir, sizeof(dir), "%s", got[0].info);
+	cr_expect(strncmp(dir, fmt("%s/", tp("tmp")), strlen(tp("tmp")) + 1) == 0,
+		  "TMPDIR %s is not made in cordon's TMPDIR %s", dir, tp("tmp"));
+	cr_expect_neq(lstat(dir, &st), 0, "the private TMPDIR %s is still there", dir);
+	expect_tmp_empty();
+}
