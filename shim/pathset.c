@@ -1,11 +1,33 @@
 /*
  * pathset.c - uthash-backed set of canonical paths.
  *
- * A lookup hashes prefixes of the query in place (uthash takes a key pointer
- * and a length), so nothing is copied or allocated. Only prefixes that end
- * at a component boundary and lie between the shortest and the longest
- * member are hashed.
+ * A lookup hashes the query once, in place, and probes each prefix that ends
+ * at a component boundary and lies between the shortest and the longest
+ * member with the hash so far: nothing is copied, allocated or hashed twice.
  */
+#include <stdint.h>
+#include <stddef.h>
+
+/*
+ * FNV-1a, so that a lookup can hash the query once, byte by byte, and probe
+ * each prefix with the hash computed so far (HASH_FIND_BYHASHVALUE) instead
+ * of hashing every prefix again.
+ */
+#define FNV_INIT 2166136261u
+#define FNV_STEP(h, c) (((h) ^ (unsigned char)(c)) * 16777619u)
+
+static inline unsigned pathset_hash(const void *key, size_t len)
+{
+	const unsigned char *k = key;
+	uint32_t h = FNV_INIT;
+
+	for (size_t i = 0; i < len; i++)
+		h = FNV_STEP(h, k[i]);
+	return h;
+}
+
+#define HASH_FUNCTION(keyptr, keylen, hashv) ((hashv) = pathset_hash(keyptr, keylen))
+
 #include "pathset.h"
 
 #include <errno.h>
@@ -76,25 +98,24 @@ const struct pathset_entry *pathset_get(const struct pathset *set, const char *p
 const struct pathset_entry *pathset_nearest(const struct pathset *set, const char *path,
 					    size_t len, unsigned kind_mask)
 {
-	const struct pathset_entry *best = NULL, *e;
-	size_t stop, i;
+	const struct pathset_entry *best = NULL;
+	struct pathset_entry *e;
+	uint32_t h = FNV_INIT;
+	size_t stop;
 
 	if (!set->count || len == 0 || path[0] != '/')
 		return NULL;
-	if (set->min_len == 1) {
-		e = pathset_get(set, "/", 1);
-		if (e && (e->kinds & kind_mask))
-			best = e;
-	}
-	/* Walk forward over the component boundaries, keeping the deepest
-	 * match: no member is longer than max_len, so nothing past it can
-	 * match, and a deep path under a shallow root costs what a short one
-	 * does. */
+	/* Walk forward over the path once, hashing as we go, and probe at
+	 * each component boundary ("/" itself, then before each '/', then the
+	 * whole path), keeping the deepest match: no member is longer than
+	 * max_len, so nothing past it can match, and a deep path under a
+	 * shallow root costs what a short one does. */
 	stop = len < set->max_len ? len : set->max_len;
-	for (i = set->min_len > 1 ? set->min_len : 2; i <= stop; i++) {
-		if (i != len && path[i] != '/')
+	for (size_t n = 1; n <= stop; n++) {
+		h = FNV_STEP(h, path[n - 1]);
+		if (n < set->min_len || (n > 1 && n != len && path[n] != '/'))
 			continue;
-		e = pathset_get(set, path, i);
+		HASH_FIND_BYHASHVALUE(hh, set->head, path, n, h, e);
 		if (e && (e->kinds & kind_mask))
 			best = e;
 	}
