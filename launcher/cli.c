@@ -204,5 +204,7 @@ int cli_compile(const struct cli *cli, const struct load_env *env, struct policy
 		policy_load(ctx, cli->policies[i]);
 	for (size_t i = 0; i < cli->n_opts; i++)
 		policy_apply_option(ctx, cli->opts[i].name, cli->opts[i].value);
+	if (!ctx->errors)
+		policy_add_git_worktree(ctx, env->workspace);
 	return ctx->errors ? -1 : 0;
 }

@@ -43,6 +43,8 @@ const struct directive directives[] = {
 	  "whether the program may start other processes" },
 	{ "private-tmp", ARG_ENUM, bool_names, offsetof(struct policy, private_tmp), 0, "yes|no",
 	  "give the program a fresh writable temporary directory as TMPDIR, removed at exit" },
+	{ "git-worktree", ARG_ENUM, bool_names, offsetof(struct policy, git_worktree), 0, "yes|no",
+	  "when the workspace is a linked git worktree, make its git directory and the main repository's .git writable" },
 	{ "env", ARG_ENUM, env_mode_names, offsetof(struct policy, env), 0, "inherit|clean",
 	  "inherit: pass the environment minus env-deny; clean: pass only env-pass" },
 	{ "env-pass", ARG_PATTERNS, NULL, offsetof(struct policy, env_pass), 0, "PATTERN...",
@@ -1038,4 +1040,70 @@ int policy_serialize(const struct policy *p, FILE *out)
 		fputc('\n', out);
 	}
 	return ferror(out) ? -EIO : 0;
+}
+
+/* Read the one line of @path (a git "gitdir: X" or commondir file) into
+ * @out, without its newline. Returns 0 or -1. */
+static int read_line(const char *path, char *out, size_t size)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	n = read(fd, out, size - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	out[n] = '\0';
+	out[strcspn(out, "\n")] = '\0';
+	return 0;
+}
+
+/* @rel taken from directory @dir, resolved, added as a write root. */
+static int add_git_root(struct parse_ctx *ctx, const char *what, const char *dir,
+			const char *rel, char out[PATH_MAX])
+{
+	char abs[PATH_MAX];
+	const struct rule *rule = ctx->pol->git_worktree.rule;
+	const char *file = rule ? rule->file : "git-worktree";
+	unsigned line = rule ? rule->line : 0;
+
+	if (path_absolute(dir, rel, abs) < 0 || path_resolve(abs, out, PATH_MISSING_ERROR) < 0) {
+		perr(ctx, file, line, "git-worktree: %s '%s' (from %s) does not exist", what, rel, dir);
+		return -1;
+	}
+	if (pathset_add(&ctx->pol->paths, out, PATH_WRITE, rule) < 0) {
+		perr(ctx, file, line, "out of memory");
+		return -1;
+	}
+	ctx->pol->n_write++;
+	return 0;
+}
+
+int policy_add_git_worktree(struct parse_ctx *ctx, const char *workspace)
+{
+	char dotgit[PATH_MAX + 16], line[PATH_MAX + 16], gitdir[PATH_MAX], common[PATH_MAX];
+	const struct rule *rule = ctx->pol->git_worktree.rule;
+	struct stat st;
+
+	if (!ctx->pol->git_worktree.value || !workspace)
+		return 0;
+	snprintf(dotgit, sizeof(dotgit), "%s/.git", workspace);
+	/* A directory is a repository of its own, inside the workspace. */
+	if (lstat(dotgit, &st) < 0 || !S_ISREG(st.st_mode))
+		return 0;
+	if (read_line(dotgit, line, sizeof(line)) < 0 || strncmp(line, "gitdir: ", 8) != 0) {
+		perr(ctx, rule ? rule->file : "git-worktree", rule ? rule->line : 0,
+		     "git-worktree: %s is not a worktree link (expected 'gitdir: PATH')", dotgit);
+		return -1;
+	}
+	/* The worktree's own admin directory (HEAD, index), then the main
+	 * repository's .git (objects, refs) that its commondir names. */
+	if (add_git_root(ctx, "gitdir", workspace, line + 8, gitdir) < 0)
+		return -1;
+	snprintf(dotgit, sizeof(dotgit), "%s/commondir", gitdir);
+	if (read_line(dotgit, line, sizeof(line)) < 0)
+		return 0;  /* not a linked worktree after all: gitdir is the repository */
+	return add_git_root(ctx, "commondir", gitdir, line, common);
 }

@@ -99,6 +99,14 @@ int policy_parse_buffer(struct parse_ctx *ctx, const char *file, const char *buf
  */
 int policy_serialize(const struct policy *p, FILE *out);
 
+/*
+ * With git-worktree yes and @workspace a linked git worktree (its .git a
+ * file "gitdir: X"), add X and the main repository's .git (X/commondir) as
+ * write roots: a commit there writes objects and refs into them, and
+ * nothing else of the main repository becomes writable.
+ */
+int policy_add_git_worktree(struct parse_ctx *ctx, const char *workspace);
+
 /* Apply one directive given on the command line as --@name @value. */
 int policy_apply_option(struct parse_ctx *ctx, const char *name, const char *value);
 

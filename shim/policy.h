@@ -87,6 +87,7 @@ struct policy {
 	struct port_list net_bind;    /* TCP ports bind may take */
 	struct setting subprocess;    /* bool */
 	struct setting private_tmp;   /* bool */
+	struct setting git_worktree;  /* bool: a linked worktree's git dirs */
 	struct setting env;           /* enum env_mode */
 	struct strlist env_pass;      /* fnmatch(3) patterns */
 	struct strlist env_deny;      /* fnmatch(3) patterns */
