@@ -337,5 +337,5 @@ void explain_policy(const struct policy *pol, FILE *out)
 		      pol->log_format.rule);
 	print_setting(out, "log-summary", bool_names[pol->log_summary.value],
 		      pol->log_summary.rule);
-	print_setting(out, "log-file", pol->log_file ? pol->log_file : "stderr", pol->log_file_rule);
+	print_setting(out, "log-file", pol->log_file.value ? pol->log_file.value : "stderr", pol->log_file.rule);
 }

@@ -67,8 +67,10 @@ const struct directive directives[] = {
 	  "one line of text, or one JSON object, per decision" },
 	{ "log-summary", ARG_ENUM, bool_names, offsetof(struct policy, log_summary), 0, "yes|no",
 	  "print the refusals counted by operation when each process exits" },
-	{ "log-file", ARG_LOGFILE, NULL, 0, 0, "PATH|fd:N|stderr",
+	{ "log-file", ARG_LOGFILE, NULL, offsetof(struct policy, log_file), 0, "PATH|fd:N|stderr",
 	  "where the log goes: an absolute PATH (outside every write root), an open descriptor, or stderr" },
+	{ "audit-file", ARG_LOGFILE, NULL, offsetof(struct policy, audit_file), 0, "PATH|fd:N|stderr",
+	  "cordon run's events (started, completed, cancelled) as JSON lines, appended to PATH" },
 	{ NULL, 0, NULL, 0, 0, NULL, NULL },
 };
 
@@ -605,10 +607,8 @@ static int set_logfile(struct parse_ctx *ctx, const char *file, unsigned line,
 		       const struct directive *d, const struct rule *rule, const char *arg)
 {
 	char expanded[PATH_MAX], norm[PATH_MAX];
-	struct policy *p = ctx->pol;
 	char *copy = NULL;
 
-	(void)d;
 	if (strncmp(arg, "fd:", 3) == 0) {
 		unsigned long fd;
 		const char *end;
@@ -625,9 +625,10 @@ static int set_logfile(struct parse_ctx *ctx, const char *file, unsigned line,
 			return -1;
 		}
 	}
-	free(p->log_file);
-	p->log_file = copy;
-	p->log_file_rule = rule;
+	struct dest *dst = field(ctx, d);
+	free(dst->value);
+	dst->value = copy;
+	dst->rule = rule;
 	return 0;
 }
 
@@ -1034,9 +1035,9 @@ int policy_serialize(const struct policy *p, FILE *out)
 	fprintf(out, "log %s\n", log_level_names[p->log.value]);
 	fprintf(out, "log-format %s\n", log_format_names[p->log_format.value]);
 	fprintf(out, "log-summary %s\n", bool_names[p->log_summary.value]);
-	if (p->log_file) {
+	if (p->log_file.value) {
 		fprintf(out, "log-file ");
-		put_quoted(out, p->log_file);
+		put_quoted(out, p->log_file.value);
 		fputc('\n', out);
 	}
 	return ferror(out) ? -EIO : 0;

@@ -18,6 +18,7 @@
 #include <ftw.h>
 #include <limits.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,6 +34,7 @@
 #include <unistd.h>
 
 #include "../jail/jail.h"
+#include "../shim/log.h"
 #include "../shim/path.h"
 #include "util.h"
 
@@ -480,13 +482,119 @@ static int exit_status(int status)
 	return EXIT_CORDON;
 }
 
+/* --- audit events ------------------------------------------------------------ */
+
+/*
+ * With audit-file, one JSON object a line ("v" is the format version):
+ *   {"v":1,"event":"started","time":"...","pid":N,"argv":[...],
+ *    "policy_digest":"fnv1a64:...","backend":"landlock","landlock_abi":7,"mode":"enforce"}
+ *   {"v":1,"event":"completed","time":"...","pid":N,"status":0,"signal":null,
+ *    "duration_ms":12,"denies":3}            (denies: null unless log-file is a path)
+ *   {"v":1,"event":"cancelled","time":"...","pid":N,"reason":"timeout"|"signal",
+ *    "signal":15,"duration_ms":1000}
+ */
+struct audit {
+	int fd;                      /* -1: no audit */
+	struct timespec start;
+	char digest[32];
+};
+
+static void audit_open(const struct policy *pol, int policy_fd, struct audit *a)
+{
+	uint64_t h = 14695981039346656037ULL;
+	char buf[4096];
+	ssize_t n;
+	off_t off = 0;
+
+	a->fd = -1;
+	clock_gettime(CLOCK_MONOTONIC, &a->start);
+	if (!pol->audit_file.value)
+		return;
+	if (strncmp(pol->audit_file.value, "fd:", 3) == 0)
+		a->fd = atoi(pol->audit_file.value + 3);
+	else
+		a->fd = open(pol->audit_file.value,
+			     O_WRONLY | O_APPEND | O_CREAT | O_NOCTTY | O_CLOEXEC, 0600);
+	if (a->fd < 0)
+		die_errno("unable to open the audit file %s", pol->audit_file.value);
+	/* The digest of what the shim is handed: the compiled policy. */
+	while ((n = pread(policy_fd, buf, sizeof(buf), off)) > 0) {
+		for (ssize_t i = 0; i < n; i++)
+			h = (h ^ (unsigned char)buf[i]) * 1099511628211ULL;
+		off += n;
+	}
+	snprintf(a->digest, sizeof(a->digest), "fnv1a64:%016llx", (unsigned long long)h);
+}
+
+static void audit_emit(const struct audit *a, const char *event, const char *fields)
+{
+	char line[8192], stamp[32];
+	struct timespec now;
+	struct tm tm;
+	time_t t = time(NULL);
+
+	if (a->fd < 0)
+		return;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	gmtime_r(&t, &tm);
+	strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	int n = snprintf(line, sizeof(line),
+			 "{\"v\":1,\"event\":\"%s\",\"time\":\"%s\",\"pid\":%d,"
+			 "\"duration_ms\":%lld,%s}\n",
+			 event, stamp, (int)getpid(),
+			 (long long)(now.tv_sec - a->start.tv_sec) * 1000 +
+				 (now.tv_nsec - a->start.tv_nsec) / 1000000,
+			 fields);
+	if (n > 0)
+		(void)!write(a->fd, line, (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1);
+}
+
+static void audit_started(const struct audit *a, const struct policy *pol,
+			  const struct layers *l, char **argv)
+{
+	char fields[6144], arg[1024];
+	size_t off = 0;
+
+	if (a->fd < 0)
+		return;
+	off += (size_t)snprintf(fields + off, sizeof(fields) - off, "\"argv\":[");
+	for (int i = 0; argv[i] && off < sizeof(fields) - sizeof(arg) - 256; i++) {
+		log_json_string(arg, sizeof(arg), argv[i]);
+		off += (size_t)snprintf(fields + off, sizeof(fields) - off, "%s%s", i ? "," : "", arg);
+	}
+	snprintf(fields + off, sizeof(fields) - off,
+		 "],\"policy_digest\":\"%s\",\"backend\":\"%s\",\"landlock_abi\":%d,"
+		 "\"mode\":\"%s\"",
+		 a->digest, l->be ? l->be->name : "none", l->host.landlock_abi,
+		 run_mode_names[pol->mode.value]);
+	audit_emit(a, "started", fields);
+}
+
 /* The log file, when it is a path: cordon keeps it and copies what the
  * shims write into a pipe, so the program can add lines but never truncate
  * or rewrite what was logged. */
 struct log_relay {
 	int file;    /* the log file, or -1 */
 	int pipe;    /* the read end, or -1 */
+	long denies; /* refusals seen going through */
+	bool mid;    /* the last read ended inside a line */
 };
+
+/* Count the refusals in @buf: lines "cordon: deny " or JSON "deny". */
+static void count_denies(struct log_relay *r, const char *buf, size_t n)
+{
+	const char *p = buf, *end = buf + n;
+
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t len = (size_t)((nl ? nl : end) - p);
+		if (!r->mid && ((len >= 13 && memcmp(p, "cordon: deny ", 13) == 0) ||
+				memmem(p, len, "\"decision\":\"deny\"", 18)))
+			r->denies++;
+		r->mid = !nl;
+		p = nl ? nl + 1 : end;
+	}
+}
 
 static void relay(struct log_relay *r)
 {
@@ -501,6 +609,7 @@ static void relay(struct log_relay *r)
 				r->pipe = -1;
 			return;
 		}
+		count_denies(r, buf, (size_t)n);
 		for (ssize_t off = 0; off < n;) {
 			ssize_t w = write(r->file, buf + off, (size_t)(n - off));
 			if (w <= 0)
@@ -519,18 +628,20 @@ static void open_log_relay(struct policy *pol, struct log_relay *r)
 	int p[2];
 
 	r->file = r->pipe = -1;
-	if (!pol->log_file || strncmp(pol->log_file, "fd:", 3) == 0)
+	r->denies = 0;
+	r->mid = false;
+	if (!pol->log_file.value || strncmp(pol->log_file.value, "fd:", 3) == 0)
 		return;
-	r->file = open(pol->log_file, O_WRONLY | O_APPEND | O_CREAT | O_NOCTTY | O_CLOEXEC, 0600);
+	r->file = open(pol->log_file.value, O_WRONLY | O_APPEND | O_CREAT | O_NOCTTY | O_CLOEXEC, 0600);
 	if (r->file < 0)
-		die_errno("unable to open the log file %s", pol->log_file);
+		die_errno("unable to open the log file %s", pol->log_file.value);
 	if (pipe(p) < 0)
 		die_errno("unable to create the log pipe");
 	fcntl(p[0], F_SETFD, FD_CLOEXEC);
 	fcntl(p[0], F_SETFL, O_NONBLOCK);
 	r->pipe = p[0];
-	free(pol->log_file);
-	if (asprintf(&pol->log_file, "fd:%d", p[1]) < 0)
+	free(pol->log_file.value);
+	if (asprintf(&pol->log_file.value, "fd:%d", p[1]) < 0)
 		die("out of memory");
 }
 
@@ -568,6 +679,8 @@ int cmd_run(struct policy *pol, char **argv, const char *tmpdir)
 		make_private_tmp(pol, tmpdir);
 	open_log_relay(pol, &log);
 	int policy_fd = policy_memfd(pol);
+	struct audit audit;
+	audit_open(pol, policy_fd, &audit);
 	char **envp = build_env(pol, shim, policy_fd, private_tmp[0] ? private_tmp : NULL);
 	if (pol->mode.value == MODE_ENFORCE && l.be && strcmp(l.be->name, "noop") != 0)
 		make_probe_dir(pol);
@@ -594,7 +707,7 @@ int cmd_run(struct policy *pol, char **argv, const char *tmpdir)
 	close(pipefd[1]);
 	close(policy_fd);
 	if (log.pipe >= 0)
-		close(atoi(pol->log_file + 3));  /* the program's end */
+		close(atoi(pol->log_file.value + 3));  /* the program's end */
 	free_env(envp);
 
 	struct report r;
@@ -614,7 +727,9 @@ int cmd_run(struct policy *pol, char **argv, const char *tmpdir)
 		return errno == ENOENT || errno == ENOTDIR ? EXIT_NOTFOUND : EXIT_NOEXEC;
 	}
 
+	audit_started(&audit, pol, &l, argv);
 	struct timespec deadline, now;
+	int cancel_signal = 0;
 	clock_gettime(CLOCK_MONOTONIC, &deadline);
 	deadline.tv_sec += pol->timeout.value;
 	bool timed_out = false, done = false;
@@ -651,8 +766,12 @@ int cmd_run(struct policy *pol, char **argv, const char *tmpdir)
 			/* A signal sent to cordon (not one the terminal sent to
 			 * the whole foreground group, which the program got
 			 * too) goes on to the program. */
-			if (si.ssi_code <= 0 && (pid_t)si.ssi_pid != pid)
+			if (si.ssi_code <= 0 && (pid_t)si.ssi_pid != pid) {
 				kill(pid, (int)si.ssi_signo);
+				if (si.ssi_signo == SIGTERM || si.ssi_signo == SIGINT ||
+				    si.ssi_signo == SIGHUP || si.ssi_signo == SIGQUIT)
+					cancel_signal = (int)si.ssi_signo;
+			}
 		}
 	}
 	close(sfd);
@@ -666,5 +785,26 @@ int cmd_run(struct policy *pol, char **argv, const char *tmpdir)
 	if (log.file >= 0)
 		close(log.file);
 	remove_private_tmp();
+	char fields[256], denies[32];
+	if (log.file >= 0)
+		snprintf(denies, sizeof(denies), "%ld", log.denies);
+	else
+		snprintf(denies, sizeof(denies), "null");
+	if (timed_out || cancel_signal) {
+		snprintf(fields, sizeof(fields), "\"reason\":\"%s\",\"signal\":%d,\"denies\":%s",
+			 timed_out ? "timeout" : "signal", timed_out ? SIGTERM : cancel_signal, denies);
+		audit_emit(&audit, "cancelled", fields);
+	}
+	if (!timed_out) {
+		if (WIFSIGNALED(status))
+			snprintf(fields, sizeof(fields), "\"status\":null,\"signal\":%d,\"denies\":%s",
+				 WTERMSIG(status), denies);
+		else
+			snprintf(fields, sizeof(fields), "\"status\":%d,\"signal\":null,\"denies\":%s",
+				 WEXITSTATUS(status), denies);
+		audit_emit(&audit, "completed", fields);
+	}
+	if (audit.fd > 2 && strncmp(pol->audit_file.value, "fd:", 3) != 0)
+		close(audit.fd);
 	return timed_out ? EXIT_TIMEOUT : exit_status(status);
 }

@@ -372,3 +372,14 @@ size_t log_format_event(char *buf, size_t size, const struct log_event *ev,
 	put(&o, "\n", 1);
 	return o.len;
 }
+
+size_t log_json_string(char *buf, size_t size, const char *s)
+{
+	struct out o = { buf, 0, size ? size - 1 : 0, 0 };
+
+	if (!size)
+		return 0;
+	putj(&o, s);
+	buf[o.len] = '\0';
+	return o.len;
+}

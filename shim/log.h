@@ -41,6 +41,9 @@ struct log_event {
 size_t log_format_event(char *buf, size_t size, const struct log_event *ev,
 			const struct policy *pol, int format);
 
+/* @s as a JSON string (quoted, escaped; "null" for NULL) into @buf. */
+size_t log_json_string(char *buf, size_t size, const char *s);
+
 /* Flags as text: "O_WRONLY|O_CREAT", "AT_REMOVEDIR", "RENAME_EXCHANGE". */
 size_t log_format_flags(char *buf, size_t size, enum log_flags_kind kind, int flags);
 

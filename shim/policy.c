@@ -66,7 +66,8 @@ void policy_free(struct policy *p)
 	strlist_free(&p->expand);
 	free(p->net_connect.v);
 	free(p->net_bind.v);
-	free(p->log_file);
+	free(p->log_file.value);
+	free(p->audit_file.value);
 	for (r = p->rules; r; r = next) {
 		next = r->next;
 		free(r);

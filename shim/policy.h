@@ -62,6 +62,12 @@ struct setting {
 
 /* TCP ports lo..hi (a single port has lo == hi); the first range that
  * holds a port decides. Ranges keep "net-connect 1-65535" one entry. */
+/* Where a log goes: an absolute path, "fd:N", or NULL (the default). */
+struct dest {
+	char *value;
+	const struct rule *rule;
+};
+
 struct port_rule {
 	uint16_t lo, hi;
 	const struct rule *rule;
@@ -99,8 +105,8 @@ struct policy {
 	struct setting log;           /* enum log_level */
 	struct setting log_format;    /* enum log_format */
 	struct setting log_summary;   /* bool: counts of refusals at exit */
-	char *log_file;               /* NULL: stderr */
-	const struct rule *log_file_rule;
+	struct dest log_file;         /* the deny log */
+	struct dest audit_file;       /* cordon run's events; NULL: none */
 	struct rule *rules;           /* owned; every rule above points here */
 	char **files;                 /* owned names of the files read */
 	size_t n_files;

@@ -459,11 +459,11 @@ static void shim_init(void)
 	if (policy_add_devices(&pol) < 0)
 		broken = true;
 
-	if (pol.log_file && strncmp(pol.log_file, "fd:", 3) == 0) {
+	if (pol.log_file.value && strncmp(pol.log_file.value, "fd:", 3) == 0) {
 		/* Handed over open (and kept across exec) by whoever started us. */
-		log_fd = atoi(pol.log_file + 3);
-	} else if (pol.log_file) {
-		int fd = (int)syscall(SYS_openat, AT_FDCWD, pol.log_file,
+		log_fd = atoi(pol.log_file.value + 3);
+	} else if (pol.log_file.value) {
+		int fd = (int)syscall(SYS_openat, AT_FDCWD, pol.log_file.value,
 				      O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOCTTY, 0600);
 		if (fd >= 0) {
 			int hi = fcntl(fd, F_DUPFD_CLOEXEC, ROOT_FD_MIN);
@@ -473,7 +473,7 @@ static void shim_init(void)
 			}
 			log_fd = fd;
 		} else {
-			config_error(NULL, pol.log_file, 0, "unable to open the log file; logging to stderr");
+			config_error(NULL, pol.log_file.value, 0, "unable to open the log file; logging to stderr");
 		}
 	}
 	pthread_atfork(NULL, NULL, reset_counts);

@@ -1007,8 +1007,8 @@ Test(parse_valid, builtin_variables_and_tilde_expanded, .init = setup, .fini = t
 	cr_expect_eq(pol.n_write, 4);
 	cr_expect_eq(pol.n_socket, 1);
 	char *logfile = S("@H/logs/cordon.log");
-	cr_expect_str_eq(pol.log_file, logfile);
-	cr_expect_eq(pol.log_file_rule->line, 7);
+	cr_expect_str_eq(pol.log_file.value, logfile);
+	cr_expect_eq(pol.log_file.rule->line, 7);
 	free(logfile);
 }
 
@@ -1196,8 +1196,8 @@ Test(parse_valid, every_enum_value_accepted, .init = setup, .fini = teardown)
 	cr_expect_eq(pol.mode.value, MODE_WARN);
 	cr_expect_eq(pol.log.value, LOG_ALL);
 	cr_expect_eq(pol.log_format.value, LOG_JSON);
-	cr_expect_null(pol.log_file);
-	cr_expect_eq(pol.log_file_rule->line, 10);
+	cr_expect_null(pol.log_file.value);
+	cr_expect_eq(pol.log_file.rule->line, 10);
 }
 
 Test(parse_valid, lists_extend, .init = setup, .fini = teardown)
