@@ -109,7 +109,10 @@ static int build(const struct policy *pol, scmp_filter_ctx *out, char *err, size
 		if ((rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(always[i].err), nr, 0)) < 0)
 			goto bad;
 	}
-	for (size_t i = 0; i < sizeof(ns_flags) / sizeof(ns_flags[0]); i++) {
+	/* userns yes: a program that sandboxes its own children (a browser)
+	 * may create namespaces; Landlock's domain outlives them, so they
+	 * widen nothing (docs/threat-model.md). */
+	for (size_t i = 0; !pol->userns.value && i < sizeof(ns_flags) / sizeof(ns_flags[0]); i++) {
 		unsigned long f = ns_flags[i];
 		if ((rc = RULE(ctx, SCMP_ACT_ERRNO(EPERM), "unshare", 1,
 			       SCMP_A0(SCMP_CMP_MASKED_EQ, f, f))) < 0 ||

@@ -43,6 +43,8 @@ const struct directive directives[] = {
 	  "whether the program may start other processes" },
 	{ "private-tmp", ARG_ENUM, bool_names, offsetof(struct policy, private_tmp), 0, "yes|no",
 	  "give the program a fresh writable temporary directory as TMPDIR, removed at exit" },
+	{ "userns", ARG_ENUM, bool_names, offsetof(struct policy, userns), 0, "yes|no",
+	  "let the program create namespaces, for programs that nest a sandbox of their own (browsers)" },
 	{ "git-worktree", ARG_ENUM, bool_names, offsetof(struct policy, git_worktree), 0, "yes|no",
 	  "when the workspace is a linked git worktree, make its git directory and the main repository's .git writable" },
 	{ "env", ARG_ENUM, env_mode_names, offsetof(struct policy, env), 0, "inherit|clean",

@@ -94,6 +94,7 @@ struct policy {
 	struct setting subprocess;    /* bool */
 	struct setting private_tmp;   /* bool */
 	struct setting git_worktree;  /* bool: a linked worktree's git dirs */
+	struct setting userns;        /* bool: new namespaces (nested sandboxes) */
 	struct setting env;           /* enum env_mode */
 	struct strlist env_pass;      /* fnmatch(3) patterns */
 	struct strlist env_deny;      /* fnmatch(3) patterns */

@@ -131,6 +131,31 @@ static int live_checks(void)
 	return bad;
 }
 
+Test(seccomp_live, userns_yes_allows_new_namespaces_not_mount)
+{
+	struct policy p;
+	char err[256] = "";
+	int status;
+
+	policy_with(&p, NET_ALL, 1);
+	p.userns.value = 1;
+	pid_t pid = fork();
+	cr_assert_geq(pid, 0);
+	if (pid == 0) {
+		prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
+		if (seccomp_apply(&p, err, sizeof(err)) != 0)
+			_exit(255);
+		if (unshare(CLONE_NEWUSER) != 0)
+			_exit(1);
+		if (syscall(SYS_mount, "none", "/", "tmpfs", 0, NULL) != -1 || errno != EPERM)
+			_exit(2);
+		_exit(0);
+	}
+	cr_assert_eq(waitpid(pid, &status, 0), pid);
+	cr_expect(WIFEXITED(status) && WEXITSTATUS(status) == 0, "status %d", status);
+	policy_free(&p);
+}
+
 Test(seccomp_live, refused_calls_fail_and_threads_work)
 {
 	struct policy p;
