@@ -333,6 +333,11 @@ static void end_tree(const sigset_t *set)
 	struct timespec grace = { KILL_GRACE_SECONDS, 0 };
 	siginfo_t info;
 
+	/* A subreaper with no child left has no descendant left: every
+	 * orphan would have become its child. Spares a scan of /proc. */
+	reap_all();
+	if (waitid(P_ALL, 0, &info, WEXITED | WNOHANG | WNOWAIT) < 0 && errno == ECHILD)
+		return;
 	if (!kill_tree(SIGTERM))
 		return;
 	while (sigtimedwait(set, &info, &grace) > 0 || errno == EINTR) {
@@ -364,40 +369,25 @@ static void report(int fd, int stage, int err, const char *msg)
 	(void)!write(fd, &r, sizeof(r));
 }
 
-/* A directory outside every write root, for the self-test to be refused
- * in (created and removed by the parent). */
-static char probe_dir[PATH_MAX];
+/* Directories outside every write root, for the self-test's write: an
+ * O_TMPFILE there creates nothing that outlives the probe, even if the jail
+ * failed, and costs no mkdir (a mkdir on a journaled /tmp took 5 ms). */
+static char probe_dirs[4][PATH_MAX];
+static size_t n_probe_dirs;
 
-static void make_probe_dir(const struct policy *pol)
+static void find_probe_dirs(const struct policy *pol)
 {
-	const char *bases[] = { getenv("TMPDIR"), "/tmp", "/dev/shm", "/var/tmp" };
+	const char *bases[] = { "/", "/dev/shm", "/tmp", "/var/tmp" };
 
 	for (size_t i = 0; i < sizeof(bases) / sizeof(bases[0]); i++) {
-		char tmpl[PATH_MAX], res[PATH_MAX];
+		char res[PATH_MAX];
 		struct decision d;
-		if (!bases[i] || bases[i][0] != '/' ||
-		    path_resolve(bases[i], res, PATH_MISSING_ERROR) < 0)
+		if (path_resolve(bases[i], res, PATH_MISSING_ERROR) < 0)
 			continue;
 		policy_decide_path(pol, OP_WRITE, res, strlen(res), &d);
-		if (d.allow)
-			continue;
-		snprintf(tmpl, sizeof(tmpl), "%s/cordon-selftest.XXXXXX", res);
-		if (mkdtemp(tmpl)) {
-			memcpy(probe_dir, tmpl, strlen(tmpl) + 1);
-			return;
-		}
+		if (!d.allow)
+			memcpy(probe_dirs[n_probe_dirs++], res, strlen(res) + 1);
 	}
-}
-
-static void remove_probe_dir(void)
-{
-	char p[PATH_MAX + 8];
-
-	if (!probe_dir[0])
-		return;
-	snprintf(p, sizeof(p), "%s/probe", probe_dir);
-	unlink(p);
-	rmdir(probe_dir);
 }
 
 /*
@@ -409,16 +399,16 @@ static void remove_probe_dir(void)
  */
 static const char *selftest(const struct policy *pol, const struct jail_host *h)
 {
-	char p[PATH_MAX + 8];
-
-	if (h->landlock_abi && probe_dir[0]) {
-		snprintf(p, sizeof(p), "%s/probe", probe_dir);
-		long fd = syscall(SYS_openat, AT_FDCWD, p, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+	for (size_t i = 0; h->landlock_abi && i < n_probe_dirs; i++) {
+		long fd = syscall(SYS_openat, AT_FDCWD, probe_dirs[i],
+				  O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600);
 		if (fd >= 0) {
 			close((int)fd);
-			unlink(p);
 			return "a write outside the write roots went through";
 		}
+		if (errno == EACCES || errno == EPERM)
+			break;  /* refused: proven */
+		/* EOPNOTSUPP (no O_TMPFILE on this file system): try the next */
 	}
 	if (h->seccomp && !pol->subprocess.value) {
 		pid_t pid = (pid_t)syscall(SYS_fork);
@@ -437,8 +427,8 @@ static void child(const struct policy *pol, const struct layers *l, char **argv,
 {
 	char err[256] = "";
 
-	for (int sig = 1; sig < NSIG; sig++)
-		signal(sig, SIG_DFL);
+	/* cordon installs no handlers: the program inherits the dispositions
+	 * cordon was given (an ignored SIGINT stays ignored), and its mask. */
 	sigprocmask(SIG_SETMASK, oldmask, NULL);
 	if (pol->mode.value == MODE_ENFORCE && l->be) {
 		int r = l->be->apply(pol, &l->host, err, sizeof(err));
@@ -683,7 +673,7 @@ int cmd_run(struct policy *pol, char **argv, const char *tmpdir)
 	audit_open(pol, policy_fd, &audit);
 	char **envp = build_env(pol, shim, policy_fd, private_tmp[0] ? private_tmp : NULL);
 	if (pol->mode.value == MODE_ENFORCE && l.be && strcmp(l.be->name, "noop") != 0)
-		make_probe_dir(pol);
+		find_probe_dirs(pol);
 
 	sigemptyset(&set);
 	sigaddset(&set, SIGCHLD);
@@ -713,7 +703,6 @@ int cmd_run(struct policy *pol, char **argv, const char *tmpdir)
 	struct report r;
 	ssize_t got = read(pipefd[0], &r, sizeof(r));
 	close(pipefd[0]);
-	remove_probe_dir();
 	if (got == (ssize_t)sizeof(r)) {
 		waitpid(pid, &status, 0);
 		relay(&log);
