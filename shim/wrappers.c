@@ -206,38 +206,29 @@ static inline int shim_novia(void)
 		return REAL(name) args;                                               \
 	}
 
-#define SHAPE_FD(name, cls, ret, params, args, fd)                                    \
+/* The shapes that decide, then let libc do the call (or @callee, which
+ * vfork uses to be carried out by fork), or return @refused. */
+#define CHECKED(name, ret, params, args, begin, refused, callee)                       \
 	SHIM_EXPORT ret name params                                                   \
 	{                                                                             \
-		if (shim_begin_fd(SYM_##name, fd) == SHIM_DENY)                       \
-			return FAIL(ret);                                             \
-		return REAL(name) args;                                               \
+		if ((begin) == SHIM_DENY)                                             \
+			return refused;                                               \
+		return REAL(callee) args;                                             \
 	}
+
+#define SHAPE_FD(name, cls, ret, params, args, fd)                                    \
+	CHECKED(name, ret, params, args, shim_begin_fd(SYM_##name, fd), FAIL(ret), name)
 
 /* posix_fallocate returns an error number rather than setting errno. */
 #define SHAPE_FDERR(name, cls, ret, params, args, fd)                                 \
-	SHIM_EXPORT ret name params                                                   \
-	{                                                                             \
-		if (shim_begin_fd(SYM_##name, fd) == SHIM_DENY)                       \
-			return errno;                                                 \
-		return REAL(name) args;                                               \
-	}
+	CHECKED(name, ret, params, args, shim_begin_fd(SYM_##name, fd), errno, name)
 
 #define SHAPE_TEMP(name, cls, ret, params, args, path_)                               \
-	SHIM_EXPORT ret name params                                                   \
-	{                                                                             \
-		if (shim_begin_temp(SYM_##name, path_) == SHIM_DENY)                  \
-			return FAIL(ret);                                             \
-		return REAL(name) args;                                               \
-	}
+	CHECKED(name, ret, params, args, shim_begin_temp(SYM_##name, path_), FAIL(ret), name)
 
 #define SHAPE_NET(name, cls, ret, params, args, fd, sa, len)                          \
-	SHIM_EXPORT ret name params                                                   \
-	{                                                                             \
-		if (shim_begin_net(SYM_##name, fd, sa, len) == SHIM_DENY)             \
-			return FAIL(ret);                                             \
-		return REAL(name) args;                                               \
-	}
+	CHECKED(name, ret, params, args, shim_begin_net(SYM_##name, fd, sa, len), FAIL(ret), \
+		name)
 
 #define SHAPE_NETMMSG(name, cls, ret, params, args)                                   \
 	SHIM_EXPORT ret name params                                                   \
@@ -308,12 +299,7 @@ static inline int shim_novia(void)
 	}
 
 #define SHAPE_SPAWN(name, cls, ret, params, args, deny, callee)                       \
-	SHIM_EXPORT ret name params                                                   \
-	{                                                                             \
-		if (shim_begin_spawn(SYM_##name) == SHIM_DENY)                        \
-			return deny;                                                  \
-		return REAL(callee) args;                                             \
-	}
+	CHECKED(name, ret, params, args, shim_begin_spawn(SYM_##name), deny, callee)
 
 #define SYM(name, shape, cls, ret, params, args, ...) \
 	SHAPE_##shape(name, cls, ret, params, args, ##__VA_ARGS__)
