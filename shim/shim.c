@@ -1214,9 +1214,8 @@ static bool is_tmpfile(int flags)
 
 /* A read open: only read-deny can refuse it, and only once it is open do
  * we know what it is: the caller opens, then asks shim_check_opened_read. */
-static enum shim_verdict read_open(const struct call *c, int saved)
+static enum shim_verdict read_open(int saved)
 {
-	(void)c;
 	if (pol.n_read_deny == 0)
 		return SHIM_PASS;
 	errno = saved;
@@ -1238,7 +1237,7 @@ enum shim_verdict shim_begin_open(enum shim_sym sym, int dirfd, const char *path
 	write = acc != O_RDONLY || (flags & O_TRUNC) || is_tmpfile(flags);
 	creat = (flags & O_CREAT) && !is_tmpfile(flags);
 	if (!write && !creat)
-		return read_open(&c, saved);
+		return read_open(saved);
 
 	n = absolute(dirfd, path, 0, &t, raw);
 	if (n < 0)
@@ -1248,7 +1247,9 @@ enum shim_verdict shim_begin_open(enum shim_sym sym, int dirfd, const char *path
 	if (d.allow && d.reason == REASON_DEVICE && !has_dotdot(path))
 		return allow(&c, t.abs, &d, saved, SHIM_PASS);
 
-	if (d.allow && !has_dotdot(path)) {
+	/* Decide-only callers (freopen: libc must open into its stream) take
+	 * the resolving path: the kernel will walk the path after us. */
+	if (d.allow && !has_dotdot(path) && result) {
 		char rel[PATH_MAX];
 		struct pathset_entry *e;
 		int afd = anchor(&d, &t, path, rel, &e);
@@ -1278,7 +1279,7 @@ enum shim_verdict shim_begin_open(enum shim_sym sym, int dirfd, const char *path
 		return fail(EEXIST);
 	if (creat && w.exists && !write) {
 		/* O_CREAT on an existing file, opened read-only: a read. */
-		return read_open(&c, saved);
+		return read_open(saved);
 	}
 	if (!w.exists && (!creat || !w.parent_exists))
 		return fail(ENOENT);
@@ -1338,13 +1339,8 @@ enum shim_verdict shim_begin_fopen(enum shim_sym sym, const char *path, const ch
 	if (flags < 0)
 		return SHIM_PASS;  /* libc answers EINVAL */
 	/* freopen must reuse its stream: decide only, let libc open. */
-	if (sym == SYM_freopen || sym == SYM_freopen64) {
-		int r = -1;
-		enum shim_verdict v = shim_begin_open(sym, AT_FDCWD, path, flags & ~O_EXCL, 0666, &r);
-		if (v == SHIM_DONE && r >= 0)
-			close_keep_errno(r);
-		return v == SHIM_DONE ? (r >= 0 ? SHIM_PASS : SHIM_DENY) : v;
-	}
+	if (sym == SYM_freopen || sym == SYM_freopen64)
+		return shim_begin_open(sym, AT_FDCWD, path, flags, 0666, NULL);
 	return shim_begin_open(sym, AT_FDCWD, path, flags, 0666, fd);
 }
 

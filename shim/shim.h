@@ -73,7 +73,8 @@ void *shim_real(enum shim_sym sym);
  * (the shim's own calls), and with mode off. */
 bool shim_active(void);
 
-/* open family: @dirfd/@path/@flags/@mode as given. */
+/* open family: @dirfd/@path/@flags/@mode as given. With @result NULL, only
+ * decide (never SHIM_DONE): libc performs the open. */
 enum shim_verdict shim_begin_open(enum shim_sym sym, int dirfd, const char *path, int flags,
 				  mode_t mode, int *result);
 
