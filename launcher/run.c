@@ -163,6 +163,23 @@ static void find_shim(char out[PATH_MAX])
 		    n > 0 ? exe : "cordon", CORDON_LIBDIR);
 }
 
+/* Move @fd (inherited by the program) high, out of the way of the
+ * program's own numbering: a shell script's `exec 3>log` must not clobber
+ * it, nor see fd 3 taken. */
+static int high_fd(int fd)
+{
+	struct rlimit rl;
+	int min = 512;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur > 2048)
+		min = 1000;
+	int hi = fcntl(fd, F_DUPFD, min);
+	if (hi < 0)
+		return fd;
+	close(fd);
+	return hi;
+}
+
 /* The compiled policy in a sealed memfd, inherited by the program. */
 static int policy_memfd(const struct policy *pol)
 {
@@ -176,7 +193,7 @@ static int policy_memfd(const struct policy *pol)
 		die_errno("unable to write the policy descriptor");
 	if (fcntl(fd, F_ADD_SEALS, F_SEAL_WRITE | F_SEAL_GROW | F_SEAL_SHRINK | F_SEAL_SEAL) < 0)
 		die_errno("unable to seal the policy descriptor");
-	return fd;
+	return high_fd(fd);
 }
 
 static bool matches(const struct strlist *l, const char *name)
@@ -423,9 +440,13 @@ static const char *selftest(const struct policy *pol, const struct jail_host *h)
 }
 
 static void child(const struct policy *pol, const struct layers *l, char **argv, char **envp,
-		  const sigset_t *oldmask, int out)
+		  const sigset_t *oldmask, int out, const int stdio[3])
 {
 	char err[256] = "";
+
+	for (int fd = 1; fd <= 2; fd++)
+		if (stdio[fd] >= 0 && dup2(stdio[fd], fd) < 0)
+			_exit(EXIT_CORDON);
 
 	/* cordon installs no handlers: the program inherits the dispositions
 	 * cordon was given (an ignored SIGINT stays ignored), and its mask. */
@@ -613,6 +634,55 @@ static void relay(struct log_relay *r)
 	}
 }
 
+/*
+ * stdout and stderr that are files outside every write root: the program
+ * may write to the descriptors it was given, but opening them again by name
+ * (/dev/stdout, `tee /dev/stderr`, /proc/self/fd/1) is a write outside the
+ * roots that Landlock refuses. So the program gets pipes and cordon copies
+ * into the files; stderr sharing stdout's file shares its pipe, keeping the
+ * order of the lines. Terminals, pipes and files inside the roots are
+ * handed over as they are.
+ */
+static void open_stdio_relays(const struct policy *pol, struct log_relay out[2], int child_fd[3])
+{
+	struct stat st1 = { 0 };
+
+	child_fd[0] = child_fd[1] = child_fd[2] = -1;
+	for (int fd = 1; fd <= 2; fd++) {
+		struct log_relay *r = &out[fd - 1];
+		char proc[32], path[PATH_MAX];
+		struct decision d;
+		struct stat st;
+		int p[2];
+
+		r->file = r->pipe = -1;
+		r->denies = 0;
+		r->mid = false;
+		if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
+			continue;
+		snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+		ssize_t n = readlink(proc, path, sizeof(path) - 1);
+		if (n <= 0)
+			continue;
+		path[n] = '\0';
+		policy_decide_path(pol, OP_WRITE_DATA, path, (size_t)n, &d);
+		if (d.allow)
+			continue;
+		if (fd == 2 && child_fd[1] >= 0 && st.st_dev == st1.st_dev && st.st_ino == st1.st_ino) {
+			child_fd[2] = child_fd[1];
+			continue;
+		}
+		if (pipe2(p, O_CLOEXEC) < 0)
+			die_errno("unable to create a pipe for fd %d", fd);
+		fcntl(p[0], F_SETFL, O_NONBLOCK);
+		r->file = fd;
+		r->pipe = p[0];
+		child_fd[fd] = p[1];
+		if (fd == 1)
+			st1 = st;
+	}
+}
+
 static void open_log_relay(struct policy *pol, struct log_relay *r)
 {
 	int p[2];
@@ -627,6 +697,7 @@ static void open_log_relay(struct policy *pol, struct log_relay *r)
 		die_errno("unable to open the log file %s", pol->log_file.value);
 	if (pipe(p) < 0)
 		die_errno("unable to create the log pipe");
+	p[1] = high_fd(p[1]);
 	fcntl(p[0], F_SETFD, FD_CLOEXEC);
 	fcntl(p[0], F_SETFL, O_NONBLOCK);
 	r->pipe = p[0];
@@ -668,6 +739,9 @@ int cmd_run(struct policy *pol, char **argv, const char *tmpdir)
 	if (pol->private_tmp.value)
 		make_private_tmp(pol, tmpdir);
 	open_log_relay(pol, &log);
+	struct log_relay out[2];
+	int stdio_fd[3];
+	open_stdio_relays(pol, out, stdio_fd);
 	int policy_fd = policy_memfd(pol);
 	struct audit audit;
 	audit_open(pol, policy_fd, &audit);
@@ -692,10 +766,13 @@ int cmd_run(struct policy *pol, char **argv, const char *tmpdir)
 		die_errno("unable to fork");
 	if (pid == 0) {
 		close(pipefd[0]);
-		child(pol, &l, argv, envp, &old, pipefd[1]);
+		child(pol, &l, argv, envp, &old, pipefd[1], stdio_fd);
 	}
 	close(pipefd[1]);
 	close(policy_fd);
+	for (int fd = 1; fd <= 2; fd++)
+		if (stdio_fd[fd] >= 0 && (fd == 1 || stdio_fd[2] != stdio_fd[1]))
+			close(stdio_fd[fd]);
 	if (log.pipe >= 0)
 		close(atoi(pol->log_file.value + 3));  /* the program's end */
 	free_env(envp);
@@ -706,6 +783,8 @@ int cmd_run(struct policy *pol, char **argv, const char *tmpdir)
 	if (got == (ssize_t)sizeof(r)) {
 		waitpid(pid, &status, 0);
 		relay(&log);
+		relay(&out[0]);
+		relay(&out[1]);
 		remove_private_tmp();
 		if (r.stage == 0)
 			die("unable to apply the kernel layer: %s", r.msg);
@@ -723,7 +802,8 @@ int cmd_run(struct policy *pol, char **argv, const char *tmpdir)
 	deadline.tv_sec += pol->timeout.value;
 	bool timed_out = false, done = false;
 	while (!done) {
-		struct pollfd fds[2] = { { sfd, POLLIN, 0 }, { log.pipe, POLLIN, 0 } };
+		struct pollfd fds[4] = { { sfd, POLLIN, 0 }, { log.pipe, POLLIN, 0 },
+					 { out[0].pipe, POLLIN, 0 }, { out[1].pipe, POLLIN, 0 } };
 		int wait_ms = -1;
 		if (pol->timeout.value) {
 			clock_gettime(CLOCK_MONOTONIC, &now);
@@ -735,10 +815,15 @@ int cmd_run(struct policy *pol, char **argv, const char *tmpdir)
 			}
 			wait_ms = left > INT_MAX ? INT_MAX : (int)left;
 		}
-		if (poll(fds, log.pipe >= 0 ? 2 : 1, wait_ms) < 0 && errno != EINTR)
+		/* poll ignores negative descriptors: relays not in use. */
+		if (poll(fds, 4, wait_ms) < 0 && errno != EINTR)
 			die_errno("unable to wait for the program");
 		if (fds[1].revents)
 			relay(&log);
+		if (fds[2].revents)
+			relay(&out[0]);
+		if (fds[3].revents)
+			relay(&out[1]);
 		struct signalfd_siginfo si;
 		while (read(sfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
 			if (si.ssi_signo == SIGCHLD) {
@@ -771,6 +856,8 @@ int cmd_run(struct policy *pol, char **argv, const char *tmpdir)
 	end_tree(&set);
 	reap_all();
 	relay(&log);
+	relay(&out[0]);
+	relay(&out[1]);
 	if (log.file >= 0)
 		close(log.file);
 	remove_private_tmp();

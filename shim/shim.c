@@ -374,18 +374,41 @@ static void load_env_config(struct parse_ctx *ctx)
 	}
 }
 
-/* Under `cordon run`: the compiled policy, in the policy language, in a
- * (sealed) memfd whose number is in CORDON_POLICY_FD. */
+/*
+ * Under `cordon run`: the compiled policy, in the policy language, in a
+ * sealed memfd whose number is in CORDON_POLICY_FD. Only a sealed memfd is
+ * taken: a program cannot hand its children a policy of its own by opening
+ * a file on that number. The text is kept to hand on (hand_on_policy()).
+ */
+static char *policy_text;
+static size_t policy_len;
+static int policy_fd = -1;
+static dev_t policy_dev;
+static ino_t policy_ino;
+static int log_fd_handed = -1;          /* log-file fd:N: the pipe cordon reads */
+static dev_t log_dev;
+static ino_t log_ino;
+
+#define POLICY_SEALS (F_SEAL_WRITE | F_SEAL_GROW | F_SEAL_SHRINK)
+
 static void load_fd_config(struct parse_ctx *ctx, const char *num)
 {
 	char *end, name[64] = "policy descriptor ";
 	long fd = strtol(num, &end, 10);
 	struct stat st;
+	int seals;
 
 	utoa(name + strlen(name), fd >= 0 && fd < INT_MAX ? (unsigned long)fd : 0);
 	if (*num == '\0' || *end || fd < 0 || fd > INT_MAX || fstat((int)fd, &st) < 0 ||
 	    !S_ISREG(st.st_mode) || st.st_size > POLICY_FILE_MAX) {
 		config_error(NULL, "CORDON_POLICY_FD", 0, "not a readable policy descriptor");
+		broken = true;
+		return;
+	}
+	seals = fcntl((int)fd, F_GET_SEALS);
+	if (seals < 0 || (seals & POLICY_SEALS) != POLICY_SEALS) {
+		config_error(NULL, "CORDON_POLICY_FD", 0,
+			     "not a sealed policy descriptor (cordon run makes one)");
 		broken = true;
 		return;
 	}
@@ -402,10 +425,96 @@ static void load_fd_config(struct parse_ctx *ctx, const char *num)
 	if (!buf || got != (size_t)st.st_size) {
 		config_error(NULL, name, 0, "unable to read the policy");
 		broken = true;
-	} else {
-		policy_parse_buffer(ctx, name, buf, got);
+		free(buf);
+		return;
 	}
-	free(buf);
+	policy_parse_buffer(ctx, name, buf, got);
+	policy_text = buf;
+	policy_len = got;
+	policy_fd = (int)fd;
+	policy_dev = st.st_dev;
+	policy_ino = st.st_ino;
+}
+
+static bool same_file(int fd, dev_t dev, ino_t ino)
+{
+	struct stat st;
+
+	return syscall(SYS_fstat, fd, &st) == 0 && st.st_dev == dev && st.st_ino == ino;
+}
+
+/* The first descriptor at or above @min that the program is unlikely to
+ * use: high, so a program's own numbering (fd 3, 4...) is undisturbed. */
+static int move_high(int fd, int cloexec)
+{
+	struct rlimit rl;
+	int min = 512;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur > 2048)
+		min = 1000;
+	int hi = (int)syscall(SYS_fcntl, fd, cloexec ? F_DUPFD_CLOEXEC : F_DUPFD, min);
+	if (hi < 0)
+		return fd;
+	syscall(SYS_close, fd);
+	return hi;
+}
+
+static char policy_env[40];
+static atomic_flag handing_on = ATOMIC_FLAG_INIT;
+
+/*
+ * Before an exec: the new image's shim must find the policy where
+ * CORDON_POLICY_FD says. A program that closed its descriptors (Python's
+ * subprocess, closefrom) or reused the number would leave its children
+ * without a policy (refusing everything) or with another one; so when the
+ * descriptor is not ours any more, a new sealed memfd is made from the text
+ * read at start, and the environment points at it. Without the log pipe,
+ * the copy logs to stderr. Costs one or two fstat(2) per exec.
+ */
+static void hand_on_policy(void)
+{
+	bool log_ok, ok;
+	int e = errno;
+
+	if (!policy_text)
+		return;
+	/* Another thread is at it (or was, in the parent we were forked
+	 * from): go on; at worst this exec repeats the check. */
+	if (atomic_flag_test_and_set(&handing_on))
+		return;
+	log_ok = log_fd_handed < 0 || same_file(log_fd_handed, log_dev, log_ino);
+	ok = same_file(policy_fd, policy_dev, policy_ino) && log_ok;
+	if (!ok) {
+		int fd = (int)syscall(SYS_memfd_create, "cordon-policy", MFD_ALLOW_SEALING);
+		const char *skip = log_ok ? NULL : strstr(policy_text, "\nlog-file ");
+		size_t first = skip ? (size_t)(skip - policy_text) + 1 : policy_len;
+		const char *rest = skip ? strchr(skip + 1, '\n') : NULL;
+		struct stat st;
+		if (fd >= 0 &&
+		    syscall(SYS_write, fd, policy_text, first) == (long)first &&
+		    (!rest || syscall(SYS_write, fd, rest + 1,
+				      policy_len - (size_t)(rest + 1 - policy_text)) >= 0) &&
+		    syscall(SYS_fcntl, fd, F_ADD_SEALS, POLICY_SEALS | F_SEAL_SEAL) == 0) {
+			fd = move_high(fd, 0);
+			syscall(SYS_fstat, fd, &st);
+			policy_fd = fd;
+			policy_dev = st.st_dev;
+			policy_ino = st.st_ino;
+			if (!log_ok) {
+				log_fd_handed = -1;
+				log_fd = STDERR_FILENO;
+			}
+			memcpy(policy_env, "CORDON_POLICY_FD=", 17);
+			utoa(policy_env + 17, (unsigned long)fd);
+			for (size_t i = 0; i < n_saved_env; i++)
+				if (strncmp(saved_env[i], "CORDON_POLICY_FD=", 17) == 0)
+					saved_env[i] = policy_env;
+		} else if (fd >= 0) {
+			syscall(SYS_close, fd);
+		}
+	}
+	atomic_flag_clear(&handing_on);
+	errno = e;
 }
 
 static void save_env(void)
@@ -460,8 +569,15 @@ static void shim_init(void)
 		broken = true;
 
 	if (pol.log_file.value && strncmp(pol.log_file.value, "fd:", 3) == 0) {
-		/* Handed over open (and kept across exec) by whoever started us. */
-		log_fd = atoi(pol.log_file.value + 3);
+		/* Handed over open (and kept across exec) by whoever started us;
+		 * if it is not open, stderr. */
+		struct stat st;
+		int fd = atoi(pol.log_file.value + 3);
+		if (fstat(fd, &st) == 0) {
+			log_fd = log_fd_handed = fd;
+			log_dev = st.st_dev;
+			log_ino = st.st_ino;
+		}
 	} else if (pol.log_file.value) {
 		int fd = (int)syscall(SYS_openat, AT_FDCWD, pol.log_file.value,
 				      O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOCTTY, 0600);
@@ -1222,6 +1338,35 @@ static enum shim_verdict read_open(int saved)
 	return SHIM_VERIFY;
 }
 
+/*
+ * If @abs names one of this process's descriptors (/dev/stdout, /dev/fd/N,
+ * /proc/self/fd/N, ...), the descriptor's number, else -1. Such an open
+ * reaches what the descriptor holds: a pipe or a socket is no file system
+ * object to write, and a file is decided by its own path.
+ */
+static int own_fd(const char *abs)
+{
+	static const char *const prefixes[] = { "/dev/fd/", "/proc/self/fd/",
+						"/proc/thread-self/fd/" };
+	const char *num = NULL;
+
+	if (strcmp(abs, "/dev/stdin") == 0)
+		return 0;
+	if (strcmp(abs, "/dev/stdout") == 0)
+		return 1;
+	if (strcmp(abs, "/dev/stderr") == 0)
+		return 2;
+	for (size_t i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]) && !num; i++)
+		if (strncmp(abs, prefixes[i], strlen(prefixes[i])) == 0)
+			num = abs + strlen(prefixes[i]);
+	if (!num || *num < '0' || *num > '9')
+		return -1;
+	long v = 0;
+	for (; *num >= '0' && *num <= '9' && v < INT_MAX / 10; num++)
+		v = v * 10 + (*num - '0');
+	return *num ? -1 : (int)v;
+}
+
 enum shim_verdict shim_begin_open(enum shim_sym sym, int dirfd, const char *path, int flags,
 				  mode_t mode, int *result)
 {
@@ -1243,6 +1388,14 @@ enum shim_verdict shim_begin_open(enum shim_sym sym, int dirfd, const char *path
 	if (n < 0)
 		return fail(-n);
 	c.op = creat ? "create" : "write";
+	int own = own_fd(t.abs);
+	if (own >= 0) {
+		char target[PATH_MAX];
+		if (fd_path(own, target) > 0 && target[0] != '/') {
+			errno = saved;
+			return SHIM_PASS;  /* a pipe, socket or terminal end */
+		}
+	}
 	decide_path(OP_WRITE_DATA, t.abs, &d);
 	if (d.allow && d.reason == REASON_DEVICE && !has_dotdot(path))
 		return allow(&c, t.abs, &d, saved, SHIM_PASS);
@@ -1590,6 +1743,7 @@ char **shim_env(char *const *envp)
 
 	if (atomic_load(&state) != 2 || !*lib_path)
 		return (char **)env;
+	hand_on_policy();
 	preload = env_get(env, "LD_PRELOAD", 10);
 	need_preload = !preload_has_us(preload);
 	for (i = 0; i < n_saved_env; i++)

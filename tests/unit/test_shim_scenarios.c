@@ -1215,10 +1215,13 @@ TestSuite(shim_policy_fd, .init = setup, .fini = teardown);
 
 static int policy_memfd(const char *text)
 {
-	int fd = memfd_create("cordon-policy", 0);  /* inherited across exec */
+	/* Sealed, as cordon run makes it: the shim takes nothing else. */
+	int fd = memfd_create("cordon-policy", MFD_ALLOW_SEALING);  /* inherited across exec */
 
 	cr_assert_geq(fd, 3, "memfd_create: %s", strerror(errno));
 	cr_assert_eq(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+	cr_assert_eq(fcntl(fd, F_ADD_SEALS, F_SEAL_WRITE | F_SEAL_GROW | F_SEAL_SHRINK | F_SEAL_SEAL),
+		     0);
 	return fd;
 }
 
