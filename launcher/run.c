@@ -735,6 +735,16 @@ int cmd_run(struct policy *pol, char **argv, const char *tmpdir)
 	check_supported(pol, &l);
 	if (pol->mode.value == MODE_WARN)
 		warn("mode warn: the kernel layer is off; refusals are logged by the shim, not enforced");
+	if (pol->log.value == LOG_ALL && pol->mode.value == MODE_ENFORCE && l.be) {
+		/* The verbose log says which layers enforce, before anything runs. */
+		if (strcmp(l.be->name, "landlock") == 0)
+			warn("kernel layer: Landlock %s%d, seccomp %s, %s", l.host.landlock_abi ? "ABI " : "",
+			     l.host.landlock_abi, l.host.seccomp ? "yes" : "no",
+			     pol->net.value == NET_ISOLATED ? "a private network namespace"
+							     : "the host's network");
+		else
+			warn("kernel layer: %s", l.be->name);
+	}
 	find_shim(shim);
 	if (pol->private_tmp.value)
 		make_private_tmp(pol, tmpdir);
