@@ -26,20 +26,13 @@
 #include <unistd.h>
 
 #include "../../launcher/cli.h"
+#include "fixture.h"
 
 static char root[512], home[600], ws[600], bin[PATH_MAX], src[PATH_MAX];
 static struct cli cli;
 static char err[512];
 
 /* --- fixture ------------------------------------------------------------------ */
-
-static int remove_entry(const char *path, const struct stat *st, int type, struct FTW *ftw)
-{
-	(void)st;
-	(void)type;
-	(void)ftw;
-	return remove(path);
-}
 
 static void setup(void)
 {
@@ -64,7 +57,7 @@ static void setup(void)
 static void teardown(void)
 {
 	if (strncmp(root, "/tmp/cordon-cli-", 16) == 0)
-		nftw(root, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+		fixture_rmtree(root);
 }
 
 static void write_policy(char out[PATH_MAX], const char *name, const char *text)

@@ -42,6 +42,7 @@
 #include <unistd.h>
 
 #include "../../launcher/parse.h"
+#include "fixture.h"
 
 #define SIN6_LEN_RFC2133 24  /* sockaddr_in6 without sin6_scope_id; Linux accepts it */
 
@@ -223,14 +224,6 @@ static void mkdir_in(const char *rel)
 	cr_assert_eq(mkdir(p, 0755), 0, "mkdir %s: %s", p, strerror(errno));
 }
 
-static int remove_entry(const char *path, const struct stat *st, int type, struct FTW *ftw)
-{
-	(void)st;
-	(void)type;
-	(void)ftw;
-	return remove(path);
-}
-
 static void setup(void)
 {
 	char tmpl[] = "/tmp/cordon-decide-XXXXXX";
@@ -259,7 +252,7 @@ static void teardown(void)
 {
 	policy_free(&pol);
 	if (strncmp(ws, "/tmp/cordon-decide-", 19) == 0)
-		nftw(ws, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+		fixture_rmtree(ws);
 }
 
 /* "HOST:PORT" or "[HOST]:PORT" into @ss; returns the full length. */

@@ -32,6 +32,7 @@
 #include <unistd.h>
 
 #include "../../launcher/parse.h"
+#include "fixture.h"
 
 static char root[PATH_MAX], home[PATH_MAX], ws[PATH_MAX], tmpd[PATH_MAX], search[PATH_MAX];
 static const char *search_dirs[2];
@@ -143,14 +144,6 @@ static char *subst(const char *in, size_t len, size_t *outlen)
 	return out;
 }
 
-static int remove_entry(const char *path, const struct stat *st, int type, struct FTW *ftw)
-{
-	(void)st;
-	(void)type;
-	(void)ftw;
-	return remove(path);
-}
-
 /* Fresh policy and context on the fixture's directories. */
 static void reset(void)
 {
@@ -192,7 +185,7 @@ static void teardown(void)
 {
 	policy_free(&pol);
 	if (strncmp(root, "/tmp/cordon-parse-", 18) == 0)
-		nftw(root, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+		fixture_rmtree(root);
 }
 
 /* Parse the template @text (see subst) as the buffer "p". */

@@ -64,6 +64,7 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include "fixture.h"
 
 #ifndef SYS_landlock_create_ruleset
 #define SYS_landlock_create_ruleset 444
@@ -252,14 +253,6 @@ static void setup(void)
 	policy(NULL);
 }
 
-static int remove_entry(const char *path, const struct stat *st, int type, struct FTW *ftw)
-{
-	(void)st;
-	(void)type;
-	(void)ftw;
-	return remove(path);
-}
-
 static void teardown(void)
 {
 	if (victim > 0) {
@@ -270,7 +263,7 @@ static void teardown(void)
 	if (strncmp(T, "/dev/shm/cordon-run-", 20) == 0) {
 		/* Should a mount ever get through, do not leave it behind. */
 		umount2(tp("root/mnt"), MNT_DETACH);
-		nftw(T, remove_entry, 16, FTW_DEPTH | FTW_PHYS | FTW_MOUNT);
+		fixture_rmtree(T);
 	}
 	T[0] = '\0';
 }

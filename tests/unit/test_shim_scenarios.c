@@ -54,6 +54,7 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include "fixture.h"
 
 #define SENTINEL 4242  /* errno the driver sets before each call (scen_ops.c) */
 #define ANY_ERRNO -1
@@ -253,18 +254,10 @@ static void setup(void)
 	cr_assert_eq(symlink("root", tp("rootlink")), 0);
 }
 
-static int remove_entry(const char *path, const struct stat *st, int type, struct FTW *ftw)
-{
-	(void)st;
-	(void)type;
-	(void)ftw;
-	return remove(path);
-}
-
 static void teardown(void)
 {
 	if (strncmp(T, "/dev/shm/cordon-", 16) == 0)
-		nftw(T, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+		fixture_rmtree(T);
 }
 
 /* --- running a driver ------------------------------------------------------------ */
