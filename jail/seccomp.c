@@ -131,9 +131,14 @@ static int build(const struct policy *pol, scmp_filter_ctx *out, char *err, size
 		 * leave the machine is refused here. AF_UNIX (paths are checked
 		 * by Landlock and the shim, abstract names by Landlock's scope)
 		 * and AF_NETLINK (the local kernel) stay. */
-		for (int family = 0; family < AF_MAX; family++) {
-			if (family == AF_UNIX || family == AF_NETLINK || family == AF_INET ||
-			    family == AF_INET6)
+		/* Families above the highest allowed one in one rule, the gaps
+		 * below it one by one: fewer rules, a filter libseccomp builds
+		 * faster (it is built at every run). */
+		if ((rc = RULE(ctx, SCMP_ACT_ERRNO(EACCES), "socket", 1,
+			       SCMP_A0(SCMP_CMP_GT, (unsigned long)AF_NETLINK))) < 0)
+			goto bad;
+		for (int family = 0; family < AF_NETLINK; family++) {
+			if (family == AF_UNIX || family == AF_INET || family == AF_INET6)
 				continue;
 			if ((rc = RULE(ctx, SCMP_ACT_ERRNO(EACCES), "socket", 1,
 				       SCMP_A0(SCMP_CMP_EQ, (unsigned long)family))) < 0)
