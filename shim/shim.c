@@ -288,8 +288,15 @@ void *shim_real(enum shim_sym sym)
 	return p;
 }
 
+static bool log_fd_lost(void);
+
 static void emit(const char *line, size_t n)
 {
+	/* The program may have closed the log pipe cordon handed over, and
+	 * its number may now be one of the program's files: never write a
+	 * log line into that. */
+	if (log_fd_lost())
+		log_fd = STDERR_FILENO;
 	while (n) {
 		long w = syscall(SYS_write, log_fd, line, n);
 		if (w < 0 && errno == EINTR)
@@ -457,6 +464,16 @@ static int move_high(int fd, int cloexec)
 		return fd;
 	syscall(SYS_close, fd);
 	return hi;
+}
+
+static bool log_fd_lost(void)
+{
+	if (log_fd_handed < 0 || log_fd != log_fd_handed)
+		return false;
+	if (same_file(log_fd_handed, log_dev, log_ino))
+		return false;
+	log_fd_handed = -1;
+	return true;
 }
 
 static char policy_env[40];
