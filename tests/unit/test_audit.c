@@ -98,3 +98,26 @@ Test(audit, timeout_is_cancelled, .init = setup, .fini = teardown)
 		  strstr(a, "\"reason\":\"timeout\",\"signal\":15"), "%s", a);
 	cr_expect_null(strstr(a, "\"event\":\"completed\""), "%s", a);
 }
+
+/* The program puts a file of its own on the number of the log pipe: the
+ * refusal must not be written into it (it goes to stderr instead). */
+Test(audit, log_pipe_reused_by_program_gets_no_log_line, .init = setup, .fini = teardown)
+{
+	char script[1024], mine[PATH_MAX];
+	struct stat st;
+
+	if (system("command -v bash >/dev/null") != 0)
+		cr_skip_test("bash is not installed");
+	snprintf(script, sizeof(script),
+		 "bash -c \"n=\\$(grep -o \\\"fd:[0-9]*\\\" /proc/self/fd/\\$CORDON_POLICY_FD | "
+		 "cut -d: -f2); exec 9>mine.txt; eval \\\"exec \\$n>&9\\\"; "
+		 "echo x > %s-canary; true\"",
+		 T);
+	cr_assert_eq(run("", script), 0);
+	snprintf(mine, sizeof(mine), "%s/mine.txt", T);
+	cr_assert_eq(stat(mine, &st), 0, "the script did not run");
+	cr_expect_eq(st.st_size, 0, "a log line was written into the program's own file");
+	char canary[128];
+	snprintf(canary, sizeof(canary), "%s-canary", T);
+	cr_expect_neq(stat(canary, &st), 0, "the refused write went through");
+}
