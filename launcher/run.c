@@ -140,27 +140,33 @@ int cmd_status(const struct policy *pol, FILE *out)
 /* --- what the child gets -------------------------------------------------- */
 
 /* libcordon.so: next to an uninstalled build/cordon, else installed. */
+/* libcordon.so: beside an uninstalled build/cordon, in ../lib/cordon of a
+ * relocated install, else where `make install` put it. */
 static void find_shim(char out[PATH_MAX])
 {
-	char exe[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	char dir[PATH_MAX], norm[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", dir, sizeof(dir) - 1);
 	struct stat st;
 
 	if (n > 0) {
-		exe[n] = '\0';
-		char *slash = strrchr(exe, '/');
-		if (slash && (size_t)(slash - exe) + 14 < PATH_MAX) {
-			strcpy(slash, "/libcordon.so");
-			if (stat(exe, &st) == 0) {
-				memcpy(out, exe, strlen(exe) + 1);
+		dir[n] = '\0';
+		char *slash = strrchr(dir, '/');
+		if (slash)
+			*slash = '\0';
+		static const char *const beside[] = { "/libcordon.so", "/../lib/cordon/libcordon.so" };
+		for (size_t i = 0; i < sizeof(beside) / sizeof(beside[0]); i++) {
+			char cand[PATH_MAX + 32];
+			snprintf(cand, sizeof(cand), "%s%s", dir, beside[i]);
+			if (path_normalize(cand, norm) > 0 && stat(norm, &st) == 0) {
+				memcpy(out, norm, strlen(norm) + 1);
 				return;
 			}
 		}
 	}
 	snprintf(out, PATH_MAX, "%s/cordon/libcordon.so", CORDON_LIBDIR);
 	if (stat(out, &st) != 0)
-		die("unable to find libcordon.so (looked beside %s and in %s/cordon)",
-		    n > 0 ? exe : "cordon", CORDON_LIBDIR);
+		die("unable to find libcordon.so (looked in %s, %s/../lib/cordon and %s/cordon)",
+		    n > 0 ? dir : "cordon's directory", n > 0 ? dir : "it", CORDON_LIBDIR);
 }
 
 /* Move @fd (inherited by the program) high, out of the way of the
