@@ -1208,6 +1208,115 @@ static enum shim_verdict prepare_target(const struct decision *d, const char *gi
 	return SHIM_VIA;
 }
 
+/*
+ * A relative path whose absolute form the shim cannot spell: the working
+ * directory (or @dirfd) lies deeper than PATH_MAX, or was removed. The
+ * kernel still walks it, so the shim lets the kernel open the directory the
+ * call acts in, and decides on that directory's nearest ancestor that has a
+ * path: no entry of the policy can lie deeper (entries are paths shorter
+ * than PATH_MAX, and a removed directory holds none). The call is then made
+ * on that descriptor, so what was decided is what is acted on. Costs two
+ * system calls per level climbed: only these rare calls pay it.
+ * Returns SHIM_VIA (t->pfd, t->leaf set, t->abs describes the target),
+ * SHIM_DENY with errno (the walk failed, or the refusal), or SHIM_PASS in
+ * mode warn.
+ */
+static enum shim_verdict decide_by_descriptor(const struct call *c, enum op op, int dirfd,
+					      const char *path, bool follow, struct shim_target *t,
+					      int saved)
+{
+	char parent[PATH_MAX], where[PATH_MAX];
+	size_t len = strnlen(path, PATH_MAX);
+	struct decision d;
+	int cur, n = -1;
+
+	if (len >= PATH_MAX)
+		return fail(ENAMETOOLONG);
+	while (len > 1 && path[len - 1] == '/')
+		len--;
+	const char *leaf = path + len;
+	while (leaf > path && leaf[-1] != '/')
+		leaf--;
+	size_t llen = (size_t)(path + len - leaf), plen = (size_t)(leaf - path);
+	if (!llen || llen + 2 > sizeof(t->rel) || (llen == 1 && leaf[0] == '.') ||
+	    (llen == 2 && leaf[0] == '.' && leaf[1] == '.'))
+		return fail(ENAMETOOLONG);
+	memcpy(parent, path, plen);
+	parent[plen] = '\0';
+	if (!plen)
+		memcpy(parent, ".", 2);
+	cur = (int)syscall(SYS_openat, dirfd, parent, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (cur < 0)
+		return fail(errno);
+	t->pfd = cur;
+	t->close_pfd = true;
+	memcpy(t->rel, leaf, llen);
+	t->rel[llen] = '\0';
+	t->leaf = t->rel;
+
+	/* Climb to the nearest ancestor with a path. */
+	int up = cur;
+	for (int depth = 0; depth < PATH_MAX / 2; depth++) {
+		n = fd_path(up, where);
+		if (n > 0 && where[0] == '/' &&
+		    !(n > 10 && strcmp(where + n - 10, " (deleted)") == 0))
+			break;
+		int next = (int)syscall(SYS_openat, up, "..", O_PATH | O_DIRECTORY | O_CLOEXEC);
+		if (up != cur)
+			close_keep_errno(up);
+		if (next < 0) {
+			shim_end(t);
+			return fail(errno);
+		}
+		up = next;
+		n = -1;
+	}
+	if (up != cur)
+		close_keep_errno(up);
+	if (n <= 0) {
+		shim_end(t);
+		return fail(ENAMETOOLONG);
+	}
+	decide_path(op, where, &d);
+	/* For the log: the ancestor decided on, and the name acted on. */
+	snprintf(t->abs, sizeof(t->abs), "%s/.../%s", where, t->leaf);
+	if (d.allow && follow) {
+		struct stat st;
+		if (syscall(SYS_newfstatat, t->pfd, t->leaf, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+		    S_ISLNK(st.st_mode)) {
+			/* Where the link leads is not decided here: refuse. */
+			d.allow = false;
+			d.reason = REASON_OUTSIDE_ROOTS;
+		}
+	}
+	if (d.allow)
+		return allow(c, t->abs, &d, saved, SHIM_VIA);
+	/* Fail as the kernel's lookup would first (mkdir of an existing
+	 * directory: EEXIST), as on every other path. */
+	struct where w;
+	struct stat st;
+	w.exists = syscall(SYS_newfstatat, t->pfd, t->leaf, &st, AT_SYMLINK_NOFOLLOW) == 0;
+	w.parent_exists = true;
+	shim_end(t);
+	int err;
+	if (c->flags_kind == LOGF_OPEN)  /* an open: O_CREAT makes a missing file fine */
+		err = !w.exists && !(c->flags & O_CREAT) ? ENOENT
+		      : w.exists && (c->flags & O_CREAT) && (c->flags & O_EXCL) ? EEXIST : 0;
+	else
+		err = first_errno(shim_symbols[c->sym].cls, ROLE_ONLY, &w);
+	if (err)
+		return fail(err);
+	return refuse(c, t->abs, &d, saved);
+}
+
+static bool spell_failed(int err, int dirfd, const char *path)
+{
+	/* getcwd: ENAMETOOLONG/ERANGE deep, ENOENT removed; /proc/self/fd:
+	 * ENAMETOOLONG deep. */
+	return path[0] != '/' && (err == -ENAMETOOLONG || err == -ERANGE ||
+				  (err == -ENOENT && dirfd == AT_FDCWD && path[0]));
+}
+
 static enum shim_verdict begin_path(enum shim_sym sym, enum role role, int dirfd,
 				    const char *path, int atflags, bool follow, bool via,
 				    struct shim_target *t, struct pending *hold)
@@ -1234,6 +1343,8 @@ static enum shim_verdict begin_path(enum shim_sym sym, enum role role, int dirfd
 	if (atflags & AT_SYMLINK_NOFOLLOW)
 		follow = false;
 	n = absolute(dirfd, path, atflags, t, raw);
+	if (n < 0 && via && !hold && spell_failed(n, dirfd, path))
+		return decide_by_descriptor(&c, op, dirfd, path, follow, t, saved);
 	if (n < 0)
 		return fail(-n);
 	decide_path(op, t->abs, &d);
@@ -1404,6 +1515,20 @@ enum shim_verdict shim_begin_open(enum shim_sym sym, int dirfd, const char *path
 		return read_open(saved);
 
 	n = absolute(dirfd, path, 0, &t, raw);
+	if (n < 0 && result && spell_failed(n, dirfd, path)) {
+		c.op = creat ? "create" : "write";
+		enum shim_verdict v = decide_by_descriptor(&c, OP_WRITE_DATA, dirfd, path,
+							   !(flags & O_NOFOLLOW), &t, saved);
+		if (v != SHIM_VIA)
+			return v;
+		long fd = sys_openat2(t.pfd, t.leaf, flags, mode,
+				      RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS);
+		*result = (int)fd;
+		shim_end(&t);
+		if (fd >= 0)
+			errno = saved;
+		return SHIM_DONE;
+	}
 	if (n < 0)
 		return fail(-n);
 	c.op = creat ? "create" : "write";

@@ -137,3 +137,63 @@ Test(shim_init, child_of_busy_threads_refused, .init = setup, .fini = teardown)
 		cr_assert(!exists("out-child"), "round %d: the child's write went through", i);
 	}
 }
+
+/* Below a working directory deeper than PATH_MAX, the shim cannot spell the
+ * absolute path: it decides by descriptor (the directory's nearest ancestor
+ * with a path). Inside the root: allowed; outside: refused, checked from
+ * outside by walking down again without the shim. */
+static void deep(const char *base, const char *mode, char *buf, size_t size)
+{
+	char deep_prog[PATH_MAX], rel[PATH_MAX], write[PATH_MAX + 16], preload[2 * PATH_MAX + 16];
+	const char *first = getenv("CORDON_PRELOAD_FIRST");
+	int po[2], status;
+	pid_t pid;
+	posix_spawn_file_actions_t fa;
+
+	snprintf(rel, sizeof(rel), "%s/tests/helpers/deep", getenv("CORDON_BUILD"));
+	cr_assert_not_null(realpath(rel, deep_prog));
+	char *argv[] = { deep_prog, (char *)base, "45", (char *)mode, NULL };
+	snprintf(preload, sizeof(preload), "LD_PRELOAD=%s%s%s", first && *first ? first : "",
+		 first && *first ? ":" : "", lib);
+	snprintf(write, sizeof(write), "CORDON_WRITE=%s/root", T);
+	char *shim_env[] = { preload, write, "ASAN_OPTIONS=verify_asan_link_order=0", NULL };
+	char *bare_env[] = { NULL };
+	cr_assert_eq(pipe(po), 0);
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_adddup2(&fa, po[1], 1);
+	posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+	cr_assert_eq(posix_spawn(&pid, deep_prog, &fa, NULL, argv, mode ? bare_env : shim_env), 0);
+	posix_spawn_file_actions_destroy(&fa);
+	close(po[1]);
+	slurp(po[0], buf, size);
+	close(po[0]);
+	cr_assert_eq(waitpid(pid, &status, 0), pid);
+	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "deep exited %d", status);
+}
+
+Test(shim_init, deeper_than_path_max_inside_allowed_outside_refused, .init = setup,
+     .fini = teardown)
+{
+	char in[PATH_MAX], out_dir[PATH_MAX], buf[256], want[64];
+
+	snprintf(in, sizeof(in), "%s/root", T);
+	snprintf(out_dir, sizeof(out_dir), "%s/outside", T);
+	cr_assert_eq(mkdir(out_dir, 0755), 0);
+	/* The outside tree is made bare (under the shim its first mkdir
+	 * would be refused); then the shim works in both. */
+	char cmd[2 * PATH_MAX];
+	snprintf(cmd, sizeof(cmd), "cd '%s' && seg=$(printf '%%0100d' 0) && p=$seg && "
+		 "for i in $(seq 2 45); do p=$p/$seg; done && mkdir -p $p", out_dir);
+	cr_assert_eq(system(cmd), 0);
+
+	deep(in, NULL, buf, sizeof(buf));
+	cr_expect_str_eq(buf, "f OK\nd OK\n");
+	deep(in, "check", buf, sizeof(buf));
+	cr_expect_str_eq(buf, "f yes\nd yes\n");
+
+	deep(out_dir, NULL, buf, sizeof(buf));
+	snprintf(want, sizeof(want), "f %d\nd %d\n", EACCES, EACCES);
+	cr_expect_str_eq(buf, want);
+	deep(out_dir, "check", buf, sizeof(buf));
+	cr_expect_str_eq(buf, "f no\nd no\n", "a write outside went through");
+}
