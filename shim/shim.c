@@ -1238,8 +1238,9 @@ static enum shim_verdict decide_by_descriptor(const struct call *c, enum op op, 
 	while (leaf > path && leaf[-1] != '/')
 		leaf--;
 	size_t llen = (size_t)(path + len - leaf), plen = (size_t)(leaf - path);
-	if (!llen || llen + 2 > sizeof(t->rel) || (llen == 1 && leaf[0] == '.') ||
-	    (llen == 2 && leaf[0] == '.' && leaf[1] == '.'))
+	if (llen > NAME_MAX)
+		return fail(ENAMETOOLONG);  /* as the kernel answers a too long name */
+	if (!llen || (llen == 1 && leaf[0] == '.') || (llen == 2 && leaf[0] == '.' && leaf[1] == '.'))
 		return fail(ENAMETOOLONG);
 	memcpy(parent, path, plen);
 	parent[plen] = '\0';
@@ -1279,7 +1280,14 @@ static enum shim_verdict decide_by_descriptor(const struct call *c, enum op op, 
 	}
 	decide_path(op, where, &d);
 	/* For the log: the ancestor decided on, and the name acted on. */
-	snprintf(t->abs, sizeof(t->abs), "%s/.../%s", where, t->leaf);
+	{
+		size_t wl = (size_t)n, ll = strlen(t->leaf);
+		if (wl + 5 + ll >= sizeof(t->abs))
+			wl = sizeof(t->abs) - 6 - ll;  /* ll <= NAME_MAX: fits */
+		memcpy(t->abs, where, wl);
+		memcpy(t->abs + wl, "/.../", 5);
+		memcpy(t->abs + wl + 5, t->leaf, ll + 1);
+	}
 	if (d.allow && follow) {
 		struct stat st;
 		if (syscall(SYS_newfstatat, t->pfd, t->leaf, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
