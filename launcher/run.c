@@ -29,6 +29,7 @@
 #include <sys/signalfd.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -109,16 +110,12 @@ static void check_supported(const struct policy *pol, const struct layers *l)
 int cmd_status(const struct policy *pol, FILE *out)
 {
 	struct layers l;
-	struct utsname_ { char release[65]; } u = { "" };
-	FILE *f = fopen("/proc/sys/kernel/osrelease", "re");
+	struct utsname u;
 
-	if (f) {
-		if (fgets(u.release, sizeof(u.release), f))
-			u.release[strcspn(u.release, "\n")] = '\0';
-		fclose(f);
-	}
+	if (uname(&u) < 0)
+		snprintf(u.release, sizeof(u.release), "?");
 	probe(pol, true, &l);
-	fprintf(out, "kernel          %s\n", u.release[0] ? u.release : "?");
+	fprintf(out, "kernel          %s\n", u.release);
 	fprintf(out, "backend         %s\n", l.be ? l.be->name : "(none on this platform)");
 	if (l.be && strcmp(l.be->name, "landlock") == 0) {
 		if (l.host.landlock_abi)
