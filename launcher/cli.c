@@ -7,9 +7,10 @@
  */
 #include "cli.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+
+#include "util.h"
 
 /* Options that are shorthand for a directive with a fixed value. */
 static const struct {
@@ -19,17 +20,6 @@ static const struct {
 } aliases[] = {
 	{ "no-subprocess", "subprocess", "no" },  /* --subprocess no */
 };
-
-__attribute__((format(printf, 3, 4)))
-static int fail(char *err, size_t size, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, size, fmt, ap);
-	va_end(ap);
-	return -1;
-}
 
 void cli_usage(FILE *out)
 {
@@ -77,7 +67,7 @@ static int option_value(int argc, char **argv, int *i, const char *arg, char *na
 	size_t n = eq ? (size_t)(eq - arg) : strlen(arg);
 
 	if (n >= namesize)
-		return fail(err, errsize, "unknown option '--%.32s...'", arg);
+		return errf(err, errsize, "unknown option '--%.32s...'", arg);
 	memcpy(name, arg, n);
 	name[n] = '\0';
 	if (eq) {
@@ -98,7 +88,7 @@ int cli_parse(int argc, char **argv, struct cli *cli, char *err, size_t errsize)
 
 	memset(cli, 0, sizeof(*cli));
 	if (argc < 2 || !argv[1])
-		return fail(err, errsize, "no command given (try cordon --help)");
+		return errf(err, errsize, "no command given (try cordon --help)");
 	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
 	    strcmp(argv[1], "help") == 0) {
 		cli->cmd = CMD_HELP;
@@ -122,7 +112,7 @@ int cli_parse(int argc, char **argv, struct cli *cli, char *err, size_t errsize)
 		if (strcmp(argv[1], commands[c].name) == 0)
 			break;
 	if (c == sizeof(commands) / sizeof(commands[0]))
-		return fail(err, errsize, "unknown command '%s' (try cordon --help)", argv[1]);
+		return errf(err, errsize, "unknown command '%s' (try cordon --help)", argv[1]);
 	cli->cmd = commands[c].cmd;
 
 	for (i = 2; i < argc; i++) {
@@ -131,7 +121,7 @@ int cli_parse(int argc, char **argv, struct cli *cli, char *err, size_t errsize)
 		const char *value = NULL;
 
 		if (!arg)
-			return fail(err, errsize, "argument %d is NULL", i);
+			return errf(err, errsize, "argument %d is NULL", i);
 		if (strcmp(arg, "--") == 0) {
 			i++;
 			break;
@@ -143,7 +133,7 @@ int cli_parse(int argc, char **argv, struct cli *cli, char *err, size_t errsize)
 		if (arg[0] != '-' || arg[1] == '\0')
 			break;
 		if (arg[1] != '-')
-			return fail(err, errsize, "unknown option '%s' (options are long: --name)", arg);
+			return errf(err, errsize, "unknown option '%s' (options are long: --name)", arg);
 
 		size_t a;
 		for (a = 0; a < sizeof(aliases) / sizeof(aliases[0]); a++)
@@ -151,7 +141,7 @@ int cli_parse(int argc, char **argv, struct cli *cli, char *err, size_t errsize)
 				break;
 		if (a < sizeof(aliases) / sizeof(aliases[0])) {
 			if (cli->n_opts == CLI_MAX_OPTIONS)
-				return fail(err, errsize, "too many options (at most %d)", CLI_MAX_OPTIONS);
+				return errf(err, errsize, "too many options (at most %d)", CLI_MAX_OPTIONS);
 			cli->opts[cli->n_opts].name = aliases[a].directive;
 			cli->opts[cli->n_opts++].value = aliases[a].value;
 			continue;
@@ -161,26 +151,26 @@ int cli_parse(int argc, char **argv, struct cli *cli, char *err, size_t errsize)
 			return -1;
 		if (strcmp(name, "policy") == 0) {
 			if (!value)
-				return fail(err, errsize, "option --policy needs a NAME or FILE");
+				return errf(err, errsize, "option --policy needs a NAME or FILE");
 			if (cli->n_policies == CLI_MAX_POLICIES)
-				return fail(err, errsize, "too many --policy (at most %d)",
+				return errf(err, errsize, "too many --policy (at most %d)",
 					    CLI_MAX_POLICIES);
 			cli->policies[cli->n_policies++] = value;
 			continue;
 		}
 		if (strcmp(name, "workspace") == 0) {
 			if (!value)
-				return fail(err, errsize, "option --workspace needs a DIR");
+				return errf(err, errsize, "option --workspace needs a DIR");
 			cli->workspace = value;
 			continue;
 		}
 		const struct directive *d = directive_find(name);
 		if (!d || d->type == ARG_INCLUDE)
-			return fail(err, errsize, "unknown option '--%s' (try cordon --help)", name);
+			return errf(err, errsize, "unknown option '--%s' (try cordon --help)", name);
 		if (!value)
-			return fail(err, errsize, "option --%s needs %s", name, d->metavar);
+			return errf(err, errsize, "option --%s needs %s", name, d->metavar);
 		if (cli->n_opts == CLI_MAX_OPTIONS)
-			return fail(err, errsize, "too many options (at most %d)", CLI_MAX_OPTIONS);
+			return errf(err, errsize, "too many options (at most %d)", CLI_MAX_OPTIONS);
 		cli->opts[cli->n_opts].name = d->name;
 		cli->opts[cli->n_opts++].value = value;
 	}

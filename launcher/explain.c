@@ -11,24 +11,13 @@
 #include <errno.h>
 #include <limits.h>
 #include <netinet/in.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/un.h>
 
 #include "../shim/path.h"
-
-__attribute__((format(printf, 3, 4)))
-static int fail(char *err, size_t size, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, size, fmt, ap);
-	va_end(ap);
-	return -1;
-}
+#include "util.h"
 
 /* Where @r was written, without its text: "FILE:LINE" or "command line". */
 static void rule_origin(const struct rule *r, char *buf, size_t size)
@@ -103,18 +92,18 @@ static int explain_path(const struct policy *pol, enum op op, const char *opname
 
 	if (target[0] == '~' && (target[1] == '/' || target[1] == '\0')) {
 		if (!home)
-			return fail(err, errsize, "'%s': ~ needs HOME, which is not set", target);
+			return errf(err, errsize, "'%s': ~ needs HOME, which is not set", target);
 		n = snprintf(expanded, sizeof(expanded), "%s%s", home, target + 1);
 		if (n < 0 || (size_t)n >= sizeof(expanded))
-			return fail(err, errsize, "'%.64s...': longer than PATH_MAX", target);
+			return errf(err, errsize, "'%.64s...': longer than PATH_MAX", target);
 		target = expanded;
 	}
 	n = path_absolute(cwd, target, abs);
 	if (n < 0)
-		return fail(err, errsize, "'%.64s': %s", target, strerror(-n));
+		return errf(err, errsize, "'%.64s': %s", target, strerror(-n));
 	n = path_resolve(abs, resolved, PATH_MISSING_ALLOW);
 	if (n < 0)
-		return fail(err, errsize, "unable to resolve '%s': %s", abs, strerror(-n));
+		return errf(err, errsize, "unable to resolve '%s': %s", abs, strerror(-n));
 
 	policy_decide_path(pol, op, resolved, (size_t)n, &d);
 	print_verdict(out, &d, opname, resolved);
@@ -164,7 +153,7 @@ static int explain_net(const struct policy *pol, enum op op, const char *opname,
 		struct sockaddr_un *un = (struct sockaddr_un *)&ss;
 		size_t len = strlen(name + 1);
 		if (len + 1 > sizeof(un->sun_path))
-			return fail(err, errsize, "abstract socket name '%s' is too long", name);
+			return errf(err, errsize, "abstract socket name '%s' is too long", name);
 		un->sun_family = AF_UNIX;
 		memcpy(un->sun_path + 1, name + 1, len);
 		salen = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + len);
@@ -183,7 +172,7 @@ static int explain_net(const struct policy *pol, enum op op, const char *opname,
 
 	colon = strrchr(target, ':');
 	if (!colon || colon == target)
-		return fail(err, errsize, "'%s': expected HOST:PORT, [IPV6]:PORT or unix:PATH", target);
+		return errf(err, errsize, "'%s': expected HOST:PORT, [IPV6]:PORT or unix:PATH", target);
 	h = target;
 	size_t hlen = (size_t)(colon - target);
 	if (h[0] == '[' && hlen >= 2 && h[hlen - 1] == ']') {
@@ -191,13 +180,13 @@ static int explain_net(const struct policy *pol, enum op op, const char *opname,
 		hlen -= 2;
 	}
 	if (hlen >= sizeof(host))
-		return fail(err, errsize, "'%s': not a numeric address", target);
+		return errf(err, errsize, "'%s': not a numeric address", target);
 	memcpy(host, h, hlen);
 	host[hlen] = '\0';
 	errno = 0;
 	port = strtoul(colon + 1, &end, 10);
 	if (errno || *end || end == colon + 1 || port > 65535 || colon[1] == '-' || colon[1] == '+')
-		return fail(err, errsize, "'%s': bad port '%s' (0 to 65535)", target, colon + 1);
+		return errf(err, errsize, "'%s': bad port '%s' (0 to 65535)", target, colon + 1);
 
 	struct sockaddr_in *in = (struct sockaddr_in *)&ss;
 	struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)&ss;
@@ -210,7 +199,7 @@ static int explain_net(const struct policy *pol, enum op op, const char *opname,
 		in6->sin6_port = htons((uint16_t)port);
 		salen = sizeof(*in6);
 	} else {
-		return fail(err, errsize,
+		return errf(err, errsize,
 			    "'%s' is not a numeric address (explain does not look up host names)",
 			    host);
 	}
@@ -235,9 +224,9 @@ int explain_query(const struct policy *pol, const char *op, const char *target, 
 		  const char *home, FILE *out, char *err, size_t errsize)
 {
 	if (!op || !target)
-		return fail(err, errsize, "expected OP TARGET pairs (OP: read, write, connect, bind)");
+		return errf(err, errsize, "expected OP TARGET pairs (OP: read, write, connect, bind)");
 	if (!*target)
-		return fail(err, errsize, "empty target for %s", op);
+		return errf(err, errsize, "empty target for %s", op);
 	if (strcmp(op, "read") == 0)
 		return explain_path(pol, OP_READ, op, target, cwd, home, out, err, errsize);
 	if (strcmp(op, "write") == 0)
@@ -246,7 +235,7 @@ int explain_query(const struct policy *pol, const char *op, const char *target, 
 		return explain_net(pol, OP_CONNECT, op, target, cwd, home, out, err, errsize);
 	if (strcmp(op, "bind") == 0)
 		return explain_net(pol, OP_BIND, op, target, cwd, home, out, err, errsize);
-	return fail(err, errsize, "unknown operation '%s' (expected read, write, connect or bind)",
+	return errf(err, errsize, "unknown operation '%s' (expected read, write, connect or bind)",
 		    op);
 }
 

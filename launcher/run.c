@@ -35,6 +35,7 @@
 #include <unistd.h>
 
 #include "../jail/jail.h"
+#include "../shim/fd.h"
 #include "../shim/log.h"
 #include "../shim/path.h"
 #include "util.h"
@@ -166,23 +167,6 @@ static void find_shim(char out[PATH_MAX])
 		    n > 0 ? dir : "cordon's directory", n > 0 ? dir : "it", CORDON_LIBDIR);
 }
 
-/* Move @fd (inherited by the program) high, out of the way of the
- * program's own numbering: a shell script's `exec 3>log` must not clobber
- * it, nor see fd 3 taken. */
-static int high_fd(int fd)
-{
-	struct rlimit rl;
-	int min = 512;
-
-	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur > 2048)
-		min = 1000;
-	int hi = fcntl(fd, F_DUPFD, min);
-	if (hi < 0)
-		return fd;
-	close(fd);
-	return hi;
-}
-
 /* The compiled policy in a sealed memfd, inherited by the program. */
 static int policy_memfd(const struct policy *pol)
 {
@@ -196,7 +180,7 @@ static int policy_memfd(const struct policy *pol)
 		die_errno("unable to write the policy descriptor");
 	if (fcntl(fd, F_ADD_SEALS, F_SEAL_WRITE | F_SEAL_GROW | F_SEAL_SHRINK | F_SEAL_SEAL) < 0)
 		die_errno("unable to seal the policy descriptor");
-	return high_fd(fd);
+	return fd_move_high(fd, false);
 }
 
 static bool matches(const struct strlist *l, const char *name)
@@ -700,7 +684,7 @@ static void open_log_relay(struct policy *pol, struct log_relay *r)
 		die_errno("unable to open the log file %s", pol->log_file.value);
 	if (pipe(p) < 0)
 		die_errno("unable to create the log pipe");
-	p[1] = high_fd(p[1]);
+	p[1] = fd_move_high(p[1], false);
 	fcntl(p[0], F_SETFD, FD_CLOEXEC);
 	fcntl(p[0], F_SETFL, O_NONBLOCK);
 	r->pipe = p[0];

@@ -57,3 +57,13 @@ void warn_errno(const char *fmt, ...)
 	vreport(fmt, ap, err);
 	va_end(ap);
 }
+
+int errf(char *err, size_t size, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, size, fmt, ap);
+	va_end(ap);
+	return -1;
+}

@@ -7,6 +7,8 @@
 #ifndef CORDON_UTIL_H
 #define CORDON_UTIL_H
 
+#include <stddef.h>
+
 /* Exit codes (docs/cordon.1, "EXIT STATUS"). */
 enum {
 	EXIT_TIMEOUT = 124,      /* the timeout ended the program */
@@ -19,5 +21,9 @@ __attribute__((noreturn, format(printf, 1, 2))) void die(const char *fmt, ...);
 __attribute__((noreturn, format(printf, 1, 2))) void die_errno(const char *fmt, ...);
 __attribute__((format(printf, 1, 2))) void warn(const char *fmt, ...);
 __attribute__((format(printf, 1, 2))) void warn_errno(const char *fmt, ...);
+
+/* Write a one-line reason into @err (for functions that return errors to
+ * their caller rather than die); returns -1. */
+__attribute__((format(printf, 3, 4))) int errf(char *err, size_t size, const char *fmt, ...);
 
 #endif /* CORDON_UTIL_H */

@@ -42,6 +42,7 @@
 #include <unistd.h>
 
 #include "../launcher/parse.h"
+#include "fd.h"
 #include "log.h"
 #include "path.h"
 #include "policy.h"
@@ -49,10 +50,8 @@
 #define TLS_IE __attribute__((tls_model("initial-exec")))
 
 /* Root descriptors the shim keeps open at most; roots beyond take the
- * resolving path. Descriptors are moved to ROOT_FD_MIN or above so that a
- * program's own low-numbered descriptors never collide with them. */
+ * resolving path. They live high (fd_move_high), out of the program's way. */
 #define ROOT_FDS_MAX 64
-#define ROOT_FD_MIN 512
 
 const struct shim_symbol shim_symbols[SYM__COUNT] = {
 #define SYM(name, shape, cls, ...) [SYM_##name] = { #name, CLASS_##cls },
@@ -450,22 +449,6 @@ static bool same_file(int fd, dev_t dev, ino_t ino)
 	return syscall(SYS_fstat, fd, &st) == 0 && st.st_dev == dev && st.st_ino == ino;
 }
 
-/* The first descriptor at or above @min that the program is unlikely to
- * use: high, so a program's own numbering (fd 3, 4...) is undisturbed. */
-static int move_high(int fd, int cloexec)
-{
-	struct rlimit rl;
-	int min = 512;
-
-	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur > 2048)
-		min = 1000;
-	int hi = (int)syscall(SYS_fcntl, fd, cloexec ? F_DUPFD_CLOEXEC : F_DUPFD, min);
-	if (hi < 0)
-		return fd;
-	syscall(SYS_close, fd);
-	return hi;
-}
-
 static bool log_fd_lost(void)
 {
 	if (log_fd_handed < 0 || log_fd != log_fd_handed)
@@ -512,7 +495,7 @@ static void hand_on_policy(void)
 		    (!rest || syscall(SYS_write, fd, rest + 1,
 				      policy_len - (size_t)(rest + 1 - policy_text)) >= 0) &&
 		    syscall(SYS_fcntl, fd, F_ADD_SEALS, POLICY_SEALS | F_SEAL_SEAL) == 0) {
-			fd = move_high(fd, 0);
+			fd = fd_move_high(fd, false);
 			syscall(SYS_fstat, fd, &st);
 			policy_fd = fd;
 			policy_dev = st.st_dev;
@@ -599,12 +582,7 @@ static void shim_init(void)
 		int fd = (int)syscall(SYS_openat, AT_FDCWD, pol.log_file.value,
 				      O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOCTTY, 0600);
 		if (fd >= 0) {
-			int hi = fcntl(fd, F_DUPFD_CLOEXEC, ROOT_FD_MIN);
-			if (hi >= 0) {
-				syscall(SYS_close, fd);
-				fd = hi;
-			}
-			log_fd = fd;
+			log_fd = fd_move_high(fd, true);
 		} else {
 			config_error(NULL, pol.log_file.value, 0, "unable to open the log file; logging to stderr");
 		}
@@ -820,11 +798,7 @@ static int root_fd(struct pathset_entry *e)
 		__atomic_store_n(&e->fd, -2, __ATOMIC_RELEASE);
 		return -1;
 	}
-	int hi = (int)syscall(SYS_fcntl, fd, F_DUPFD_CLOEXEC, ROOT_FD_MIN);
-	if (hi >= 0) {
-		syscall(SYS_close, fd);
-		fd = hi;
-	}
+	fd = fd_move_high(fd, true);
 	errno = e_;
 	int expected = -1;
 	if (!__atomic_compare_exchange_n(&e->fd, &expected, fd, false, __ATOMIC_ACQ_REL,
