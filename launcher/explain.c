@@ -320,6 +320,7 @@ void explain_policy(const struct policy *pol, FILE *out)
 	print_setting(out, "backend", backend_names[pol->backend.value], pol->backend.rule);
 	print_setting(out, "on-unsupported", on_unsupported_names[pol->on_unsupported.value],
 		      pol->on_unsupported.rule);
+	print_setting(out, "shim", bool_names[pol->shim.value], pol->shim.rule);
 	print_setting(out, "mode", run_mode_names[pol->mode.value], pol->mode.rule);
 	print_setting(out, "log", log_level_names[pol->log.value], pol->log.rule);
 	print_setting(out, "log-format", log_format_names[pol->log_format.value],

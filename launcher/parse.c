@@ -61,6 +61,8 @@ const struct directive directives[] = {
 	  "auto|landlock|seatbelt|noop", "kernel layer to enforce with" },
 	{ "on-unsupported", ARG_ENUM, on_unsupported_names, offsetof(struct policy, on_unsupported), 0,
 	  "error|warn|ignore", "what to do when no backend can enforce the policy" },
+	{ "shim", ARG_ENUM, bool_names, offsetof(struct policy, shim), 0, "yes|no",
+	  "preload the shim (libcordon.so); no: the kernel layer alone, no refusal logged" },
 	{ "mode", ARG_ENUM, run_mode_names, offsetof(struct policy, mode), 0, "enforce|warn|off",
 	  "enforce: refuse; warn: log and allow; off: neither" },
 	{ "log", ARG_ENUM, log_level_names, offsetof(struct policy, log), 0, "deny|all|off",
@@ -1033,6 +1035,7 @@ int policy_serialize(const struct policy *p, FILE *out)
 	put_ports(out, &p->net_connect, "net-connect");
 	put_ports(out, &p->net_bind, "net-bind");
 	fprintf(out, "subprocess %s\n", bool_names[p->subprocess.value]);
+	fprintf(out, "shim %s\n", bool_names[p->shim.value]);
 	fprintf(out, "mode %s\n", run_mode_names[p->mode.value]);
 	fprintf(out, "log %s\n", log_level_names[p->log.value]);
 	fprintf(out, "log-format %s\n", log_format_names[p->log_format.value]);

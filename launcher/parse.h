@@ -95,7 +95,9 @@ int policy_parse_buffer(struct parse_ctx *ctx, const char *file, const char *buf
 /*
  * Write what the shim enforces of @p (write roots, read-deny, sockets,
  * network, subprocess, mode, log) in the policy language, every path
- * resolved and quoted, so that parsing it back gives the same decisions.
+ * resolved and quoted, so that parsing it back gives the same decisions;
+ * and the shim setting, so that the audit's digest of it tells a run
+ * without the shim from one with it.
  */
 int policy_serialize(const struct policy *p, FILE *out);
 

@@ -38,6 +38,7 @@
 #include "../shim/fd.h"
 #include "../shim/log.h"
 #include "../shim/path.h"
+#include "explain.h"
 #include "util.h"
 
 #ifndef CORDON_LIBDIR
@@ -66,6 +67,34 @@ static void probe(const struct policy *pol, bool full, struct layers *l)
 	if (l->be->probe(pol, full, &l->host) < 0)
 		return;
 	l->n = l->be->features(pol, &l->host, l->f, JAIL_FEATURES_MAX);
+}
+
+/*
+ * shim no leaves the program to the kernel layer alone: refuse to run where
+ * that is nothing at all, whatever on-unsupported says. mode warn turns the
+ * kernel layer off and leaves the logging to the shim; backend noop (or one
+ * this platform lacks) has no kernel layer.
+ */
+static void check_shim(const struct policy *pol, const struct layers *l)
+{
+	char shim[PATH_MAX + 256], other[PATH_MAX + 256];
+
+	if (pol->shim.value || pol->mode.value == MODE_OFF)
+		return;
+	rule_describe(pol->shim.rule, shim, sizeof(shim));
+	if (pol->mode.value == MODE_WARN) {
+		rule_describe(pol->mode.rule, other, sizeof(other));
+		die("unable to run: shim no and mode warn contradict each other: mode warn turns "
+		    "the kernel layer off and relies on the shim alone, so nothing would be "
+		    "logged (%s; %s)", shim, other);
+	}
+	if (!l->be || strcmp(l->be->name, "noop") == 0) {
+		rule_describe(pol->backend.rule, other, sizeof(other));
+		die("unable to run: shim no and backend %s leave nothing to enforce the policy: "
+		    "%s, and no shim is loaded (%s; %s)", backend_names[pol->backend.value],
+		    l->be ? "noop has no kernel layer" : "that backend is not available here",
+		    shim, other);
+	}
 }
 
 /*
@@ -99,8 +128,11 @@ static void check_supported(const struct policy *pol, const struct layers *l)
 			warn("no kernel layer here enforces: %s%s%s%s", l->f[i].feature,
 			     l->host.why_not[0] ? " (" : "", l->host.why_not[0] ? l->host.why_not : "",
 			     l->host.why_not[0] ? ")" : "");
-		else if (on == UNSUPPORTED_WARN)
+		else if (on == UNSUPPORTED_WARN && pol->shim.value)
 			warn("not enforced by the kernel here, only by the shim: %s", l->f[i].feature);
+		else if (on == UNSUPPORTED_WARN)
+			warn("not enforced here at all (no kernel layer, and shim no): %s",
+			     l->f[i].feature);
 	}
 	if (missing && on == UNSUPPORTED_ERROR)
 		die("unable to run: the policy asks for %zu thing%s no kernel layer here enforces "
@@ -126,12 +158,17 @@ int cmd_status(const struct policy *pol, FILE *out)
 		fprintf(out, "seccomp         %s\n", l.host.seccomp ? "yes" : "no");
 		fprintf(out, "user namespaces %s\n", l.host.userns ? "yes" : "no");
 	}
-	fprintf(out, "mode            %s\n\n", run_mode_names[pol->mode.value]);
+	fprintf(out, "mode            %s\n", run_mode_names[pol->mode.value]);
+	fprintf(out, "shim            %s\n\n", bool_names[pol->shim.value]);
 	fprintf(out, "%-40s %-20s %s\n", "feature (* = this policy asks for it)", "kernel layer",
 		"shim");
-	for (size_t i = 0; i < l.n; i++)
+	for (size_t i = 0; i < l.n; i++) {
+		const char *shim = l.f[i].shim;
+		if (shim && !pol->shim.value)
+			shim = "off (shim no)";
 		fprintf(out, "%c %-38s %-20s %s\n", l.f[i].required ? '*' : ' ', l.f[i].feature,
-			l.f[i].kernel ? l.f[i].kernel : "-", l.f[i].shim ? l.f[i].shim : "-");
+			l.f[i].kernel ? l.f[i].kernel : "-", shim ? shim : "-");
+	}
 	return 0;
 }
 
@@ -167,10 +204,12 @@ static void find_shim(char out[PATH_MAX])
 		    n > 0 ? dir : "cordon's directory", n > 0 ? dir : "it", CORDON_LIBDIR);
 }
 
-/* The compiled policy in a sealed memfd, inherited by the program. */
-static int policy_memfd(const struct policy *pol)
+/* The compiled policy in a sealed memfd, inherited by the program unless
+ * @cloexec (shim no: only the audit's digest reads it). */
+static int policy_memfd(const struct policy *pol, bool cloexec)
 {
-	int fd = (int)syscall(SYS_memfd_create, "cordon-policy", MFD_ALLOW_SEALING);
+	int fd = (int)syscall(SYS_memfd_create, "cordon-policy",
+			      MFD_ALLOW_SEALING | (cloexec ? MFD_CLOEXEC : 0));
 	FILE *f;
 
 	if (fd < 0)
@@ -180,7 +219,7 @@ static int policy_memfd(const struct policy *pol)
 		die_errno("unable to write the policy descriptor");
 	if (fcntl(fd, F_ADD_SEALS, F_SEAL_WRITE | F_SEAL_GROW | F_SEAL_SHRINK | F_SEAL_SEAL) < 0)
 		die_errno("unable to seal the policy descriptor");
-	return fd_move_high(fd, false);
+	return fd_move_high(fd, cloexec);
 }
 
 static bool matches(const struct strlist *l, const char *name)
@@ -194,7 +233,9 @@ static bool matches(const struct strlist *l, const char *name)
 /*
  * The program's environment: env clean passes env-pass only; env inherit
  * passes everything but env-deny (env-pass wins over both). PATH always
- * passes. CORDON_* and LD_PRELOAD are cordon's to set.
+ * passes. CORDON_* and LD_PRELOAD are cordon's to set: the shim first in
+ * LD_PRELOAD, then the caller's; with @shim NULL (shim no) the caller's
+ * LD_PRELOAD as it was, and no policy descriptor.
  */
 static char **build_env(const struct policy *pol, const char *shim, int policy_fd,
 			const char *tmpdir)
@@ -229,9 +270,10 @@ static char **build_env(const struct policy *pol, const char *shim, int policy_f
 		if (keep || strcmp(name, "PATH") == 0)
 			env[k++] = *e;
 	}
-	if (asprintf(&env[k++], "LD_PRELOAD=%s%s%s", shim, preload && *preload ? ":" : "",
-		     preload ? preload : "") < 0 ||
-	    asprintf(&env[k++], "CORDON_POLICY_FD=%d", policy_fd) < 0 ||
+	if ((shim && asprintf(&env[k++], "LD_PRELOAD=%s%s%s", shim, preload && *preload ? ":" : "",
+			      preload ? preload : "") < 0) ||
+	    (shim && asprintf(&env[k++], "CORDON_POLICY_FD=%d", policy_fd) < 0) ||
+	    (!shim && preload && asprintf(&env[k++], "LD_PRELOAD=%s", preload) < 0) ||
 	    (tmpdir && asprintf(&env[k++], "TMPDIR=%s", tmpdir) < 0))
 		die("unable to build the environment: out of memory");
 	env[k] = NULL;
@@ -695,8 +737,9 @@ static void open_log_relay(struct policy *pol, struct log_relay *r)
 
 static void free_env(char **envp)
 {
-	/* build_env's own strings are the last two or three: the rest belong
-	 * to environ. */
+	/* build_env's own strings are the last ones (LD_PRELOAD,
+	 * CORDON_POLICY_FD, TMPDIR, as it made them): the rest belong to
+	 * environ. */
 	for (char **e = envp; *e; e++)
 		if (strncmp(*e, "LD_PRELOAD=", 11) == 0 || strncmp(*e, "CORDON_POLICY_FD=", 17) == 0 ||
 		    (private_tmp[0] && strncmp(*e, "TMPDIR=", 7) == 0 &&
@@ -719,6 +762,7 @@ int cmd_run(struct policy *pol, char **argv, const char *tmpdir)
 	if (!argv || !argv[0])
 		die("unable to run: no program given (cordon run [OPTIONS] -- PROGRAM [ARGS])");
 	probe(pol, false, &l);
+	check_shim(pol, &l);
 	check_supported(pol, &l);
 	if (pol->mode.value == MODE_WARN)
 		warn("mode warn: the kernel layer is off; refusals are logged by the shim, not enforced");
@@ -732,17 +776,24 @@ int cmd_run(struct policy *pol, char **argv, const char *tmpdir)
 		else
 			warn("kernel layer: %s", l.be->name);
 	}
-	find_shim(shim);
+	if (pol->shim.value)
+		find_shim(shim);
 	if (pol->private_tmp.value)
 		make_private_tmp(pol, tmpdir);
-	open_log_relay(pol, &log);
+	/* Only the shim logs: without it there is nothing to relay, and no
+	 * refusal to count. */
+	if (pol->shim.value)
+		open_log_relay(pol, &log);
+	else
+		log = (struct log_relay){ .file = -1, .pipe = -1 };
 	struct log_relay out[2];
 	int stdio_fd[3];
 	open_stdio_relays(pol, out, stdio_fd);
-	int policy_fd = policy_memfd(pol);
+	int policy_fd = policy_memfd(pol, !pol->shim.value);
 	struct audit audit;
 	audit_open(pol, policy_fd, &audit);
-	char **envp = build_env(pol, shim, policy_fd, private_tmp[0] ? private_tmp : NULL);
+	char **envp = build_env(pol, pol->shim.value ? shim : NULL, policy_fd,
+				private_tmp[0] ? private_tmp : NULL);
 	if (pol->mode.value == MODE_ENFORCE && l.be && strcmp(l.be->name, "noop") != 0)
 		find_probe_dirs(pol);
 

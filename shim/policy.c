@@ -41,6 +41,7 @@ void policy_init(struct policy *p)
 	p->env.value = ENV_INHERIT;
 	p->backend.value = BACKEND_AUTO;
 	p->on_unsupported.value = UNSUPPORTED_ERROR;
+	p->shim.value = 1;
 	p->mode.value = MODE_ENFORCE;
 	p->log.value = LOG_DENY;
 	p->log_format.value = LOG_TEXT;

@@ -102,6 +102,7 @@ struct policy {
 	struct setting timeout;       /* seconds; 0 = none */
 	struct setting backend;       /* enum backend */
 	struct setting on_unsupported;/* enum on_unsupported */
+	struct setting shim;          /* bool: cordon run preloads libcordon.so */
 	struct setting mode;          /* enum run_mode */
 	struct setting log;           /* enum log_level */
 	struct setting log_format;    /* enum log_format */

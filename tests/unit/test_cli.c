@@ -528,6 +528,28 @@ Test(binary, explain_names_deciding_rule, .init = setup, .fini = teardown, .time
 	free(r);
 }
 
+Test(binary, explain_prints_shim_setting_with_origin, .init = setup, .fini = teardown,
+     .timeout = 30)
+{
+	char policy[PATH_MAX + 32], want[256];
+	struct run *r = malloc(sizeof(*r));
+
+	cr_assert_not_null(r);
+	snprintf(policy, sizeof(policy), "%s/policy.d/default", src);
+	const char *builtin[] = { "explain", "--policy", policy, NULL };
+	run_cordon(r, builtin);
+	cr_expect_eq(r->status, 0, "stderr:\n%s", r->err);
+	snprintf(want, sizeof(want), "\n%-15s %-16s %s\n", "shim", "yes", "built-in default");
+	cr_expect_not_null(strstr(r->out, want), "want \"%s\" in:\n%s", want + 1, r->out);
+
+	const char *option[] = { "explain", "--policy", policy, "--shim", "no", NULL };
+	run_cordon(r, option);
+	cr_expect_eq(r->status, 0, "stderr:\n%s", r->err);
+	snprintf(want, sizeof(want), "\n%-15s %-16s %s\n", "shim", "no", "command line: --shim no");
+	cr_expect_not_null(strstr(r->out, want), "want \"%s\" in:\n%s", want + 1, r->out);
+	free(r);
+}
+
 Test(binary, policy_errors_all_reported_and_nothing_run, .init = setup, .fini = teardown,
      .timeout = 30)
 {
@@ -612,6 +634,7 @@ Test(binary, version_and_help_exit_0, .init = setup, .fini = teardown, .timeout 
 	run_cordon(r, help);
 	cr_expect_eq(r->status, 0);
 	cr_expect_not_null(strstr(r->out, "\n  --write PATH...  "), "%s", r->out);
+	cr_expect_not_null(strstr(r->out, "\n  --shim yes|no          "), "%s", r->out);
 	cr_expect_null(strstr(r->out, "--include"), "%s", r->out);
 	cr_expect_str_eq(r->err, "");
 	free(r);

@@ -297,6 +297,9 @@ static const struct err_case err_cases[] = {
 	{ "bad yes/no value",
 	  .text = "subprocess maybe\n",
 	  .expect = "p:1: bad value 'maybe' for subprocess: expected no or yes\n" },
+	{ "bad shim value",
+	  .text = "shim off\n",
+	  .expect = "p:1: bad value 'off' for shim: expected no or yes\n" },
 	{ "missing argument of a scalar",
 	  .text = "net\n",
 	  .expect = "p:1: missing argument: net takes none|isolated|all\n" },
@@ -1193,6 +1196,21 @@ Test(parse_valid, every_enum_value_accepted, .init = setup, .fini = teardown)
 	cr_expect_eq(pol.log_file.rule->line, 10);
 }
 
+Test(parse_valid, shim_defaults_to_yes_and_takes_no_and_yes, .init = setup, .fini = teardown)
+{
+	cr_expect_eq(pol.shim.value, 1);
+	cr_expect_null(pol.shim.rule);
+	expect_clean(parse("shim no\n"));
+	cr_expect_eq(pol.shim.value, 0);
+	cr_assert_not_null(pol.shim.rule);
+	cr_expect_eq(pol.shim.rule->line, 1);
+	cr_expect_str_eq(pol.shim.rule->text, "shim no");
+	expect_clean(parse("net all\nshim yes\n"));
+	cr_expect_eq(pol.shim.value, 1);
+	cr_expect_eq(pol.shim.rule->line, 2);
+	cr_expect_str_eq(pol.shim.rule->text, "shim yes");
+}
+
 Test(parse_valid, lists_extend, .init = setup, .fini = teardown)
 {
 	char d[PATH_MAX];
@@ -1329,6 +1347,24 @@ Test(option, bad_value_reported, .init = setup, .fini = teardown)
 			 "<command line>:0: bad value 'sideways' for net: expected none, isolated or all\n");
 }
 
+Test(option, shim_no_overrides_with_command_line_rule, .init = setup, .fini = teardown)
+{
+	expect_clean(parse("shim yes\n"));
+	expect_clean(policy_apply_option(&ctx, "shim", "no"));
+	cr_expect_eq(pol.shim.value, 0);
+	cr_expect_eq(pol.shim.rule->line, 0);
+	cr_expect_str_eq(pol.shim.rule->file, "<command line>");
+	cr_expect_str_eq(pol.shim.rule->text, "--shim no");
+}
+
+Test(option, shim_bad_value_reported_setting_kept, .init = setup, .fini = teardown)
+{
+	cr_expect_eq(policy_apply_option(&ctx, "shim", "off"), -1);
+	cr_expect_eq(ctx.errors, 1);
+	cr_expect_str_eq(errs, "<command line>:0: bad value 'off' for shim: expected no or yes\n");
+	cr_expect_eq(pol.shim.value, 1, "a bad value changed the setting");
+}
+
 Test(option, include_refused, .init = setup, .fini = teardown)
 {
 	cr_expect_eq(policy_apply_option(&ctx, "include", "secrets"), -1);
@@ -1341,6 +1377,35 @@ Test(option, missing_value_reported, .init = setup, .fini = teardown)
 	cr_expect_eq(policy_apply_option(&ctx, "write", NULL), -1);
 	cr_expect_eq(ctx.errors, 1);
 	cr_expect_str_eq(errs, "cordon:0: option --write needs a value\n");
+}
+
+/* --- the compiled policy (policy_serialize) -------------------------------------- */
+
+/* What cordon run hands the shim and digests for the audit parses back to
+ * the same shim setting. */
+Test(serialize, shim_round_trips, .init = setup, .fini = teardown)
+{
+	for (int v = 0; bool_names[v]; v++) {
+		char directive[16], *text = NULL;
+		size_t len = 0;
+		FILE *f;
+
+		reset();
+		snprintf(directive, sizeof(directive), "shim %s\n", bool_names[v]);
+		expect_clean(parse(directive));
+		f = open_memstream(&text, &len);
+		cr_assert_not_null(f);
+		cr_assert_eq(policy_serialize(&pol, f), 0);
+		cr_assert_eq(fclose(f), 0);
+		const char *at = strstr(text, directive);
+		cr_expect(at && at > text && at[-1] == '\n', "no line \"%.*s\" in:\n%s",
+			  (int)strlen(directive) - 1, directive, text);
+		reset();
+		expect_clean(policy_parse_buffer(&ctx, "compiled", text, len));
+		cr_expect_eq(pol.shim.value, v, "shim %s came back as %d", bool_names[v],
+			     pol.shim.value);
+		free(text);
+	}
 }
 
 /* --- shipped policies ----------------------------------------------------------- */

@@ -1501,3 +1501,129 @@ Test(supervisor, private_tmp_fresh_writable_and_removed, .init = setup, .fini = 
 	cr_expect_neq(lstat(dir, &st), 0, "the private TMPDIR %s is still there", dir);
 	expect_tmp_empty();
 }
+
+/* ==================================================================================== */
+/* shim no: the kernel layer alone.                                                     */
+/* ==================================================================================== */
+
+/* The caller's LD_PRELOAD (none, or one of its own) reaches the program as
+ * it was; no libcordon.so, no policy descriptor. */
+static const char *const caller_preloads[] = { NULL, "LD_PRELOAD=libc.so.6" };
+
+ParameterizedTestParameters(kernel, shim_no_program_gets_no_shim_nor_policy)
+{
+	INDEX_PARAMS(caller_preloads);
+}
+
+ParameterizedTest(size_t *variant, kernel, shim_no_program_gets_no_shim_nor_policy,
+		  .init = setup, .fini = teardown, .timeout = 30)
+{
+	const char *pre = caller_preloads[*variant];
+	const char *want = pre ? pre + strlen("LD_PRELOAD=") : getenv("LD_PRELOAD");
+
+	run_env(ARGS("--shim", "no"),
+		ARGS(ops_dyn, "shim-loaded", "fd-find", "/memfd:cordon-policy (deleted)", "env"),
+		pre ? ARGS(pre) : NULL, FAKE_NONE);
+	expect_exit(0);
+	EXPECT(VAL("shim-loaded", -1), NO("fd-find", ENOENT), OK("env"));
+	cr_expect_str_eq(env_of("LD_PRELOAD") ? env_of("LD_PRELOAD") : "(unset)",
+			 want ? want : "(unset)", "stdout:\n%s", R.out);
+	cr_expect_null(env_of("CORDON_POLICY_FD"), "stdout:\n%s", R.out);
+	cr_expect_not(strstr(R.out, "libcordon.so"), "stdout:\n%s", R.out);
+}
+
+/* The control: with the shim, the descriptor fd-find looks for is there. */
+Test(kernel, shim_yes_program_gets_policy_memfd, .init = setup, .fini = teardown,
+     .timeout = 30)
+{
+	run(NULL, ARGS(ops_dyn, "fd-find", "/memfd:cordon-policy (deleted)"));
+	expect_exit(0);
+	cr_expect_eq(results(got, 64), 1, "stdout:\n%s", R.out);
+	cr_expect(got[0].ret > 2 && !strcmp(got[0].op, "fd-find"), "stdout:\n%s\nstderr:\n%s",
+		  R.out, R.err);
+}
+
+/* The same writes outside the roots, with the shim (the control: refused
+ * and logged) and without: refused by Landlock alone, and not logged. */
+Test(kernel, shim_no_write_outside_refused_unlogged, .init = setup, .fini = teardown,
+     .timeout = 30)
+{
+	const char *const *prog = ARGS(ops_dyn, "write", "outside/canary", "x", "sys-write",
+				       "outside/new", "x");
+
+	need_landlock(1, "refusing writes without the shim");
+	run(NULL, prog);
+	expect_exit(0);
+	EXPECT(NO("write", EACCES), NO("sys-write", EACCES));
+	cr_expect(strstr(R.err, "cordon: deny write "), "the shim did not log:\n%s", R.err);
+	run(ARGS("--shim", "no"), prog);
+	expect_exit(0);
+	EXPECT(NO("write", EACCES), NO("sys-write", EACCES));
+	cr_expect_not(strstr(R.err, "cordon: deny"), "a refusal was logged without the shim:\n%s",
+		      R.err);
+	expect_outside_intact();
+}
+
+Test(kernel, shim_no_write_inside_root_works, .init = setup, .fini = teardown, .timeout = 30)
+{
+	run(ARGS("--shim", "no"),
+	    ARGS(ops_dyn, "write", "root/new", "inside", "sys-write", "root/raw", "raw"));
+	expect_exit(0);
+	EXPECT(OK("write"), OK("sys-write"));
+	cr_expect_str_eq(content("root/new") ? content("root/new") : "(missing)", "inside");
+	cr_expect_str_eq(content("root/raw") ? content("root/raw") : "(missing)", "raw");
+	expect_outside_intact();
+}
+
+struct shim_conflict {
+	const char *policy_extra;  /* appended to the policy file (line 12) */
+	const char *option[5];     /* and on the command line */
+	const char *message;       /* on stderr */
+};
+
+static const struct shim_conflict shim_conflicts[] = {
+	{ NULL, { "--shim", "no", "--mode", "warn", NULL },
+	  "cordon: unable to run: shim no and mode warn contradict each other" },
+	{ "shim no\n", { "--mode", "warn", NULL },
+	  "/policy:12: shim no; command line: --mode warn)" },
+	{ NULL, { "--shim", "no", "--backend", "noop", NULL },
+	  "cordon: unable to run: shim no and backend noop leave nothing to enforce the policy" },
+};
+
+ParameterizedTestParameters(kernel, shim_no_without_kernel_layer_125_nothing_run)
+{
+	INDEX_PARAMS(shim_conflicts);
+}
+
+/* shim no where the kernel layer is off (mode warn) or absent (backend
+ * noop; on-unsupported warn in the test policy does not let it through):
+ * refused before the program starts. */
+ParameterizedTest(size_t *variant, kernel, shim_no_without_kernel_layer_125_nothing_run,
+		  .init = setup, .fini = teardown, .timeout = 30)
+{
+	const struct shim_conflict *c = &shim_conflicts[*variant];
+
+	policy(c->policy_extra);
+	run(c->option, ARGS(ops_dyn, "write", "root/marker", "x", "write", "outside/canary", "x"));
+	expect_exit(125);
+	cr_expect_str_eq(R.out, "", "the program ran");
+	cr_expect_not(exists("root/marker"), "the program ran");
+	cr_expect(strstr(R.err, c->message), "want \"%s\" on stderr:\n%s", c->message, R.err);
+	expect_outside_intact();
+	expect_tmp_empty();
+}
+
+Test(kernel, status_with_shim_no_says_shim_off, .init = setup, .fini = teardown, .timeout = 30)
+{
+	const char *row;
+
+	need_landlock(1, "cordon status listing the features");
+	finish(spawn(cordon_argv("status", ARGS("--shim", "no"), NULL), NULL, FAKE_NONE));
+	expect_exit(0);
+	cr_expect(strstr(R.out, "\nshim            no\n"), "stdout:\n%s", R.out);
+	row = strstr(R.out, "\n* writes outside the write roots ");
+	cr_expect(row && strstr(fmt("%.*s", (int)strcspn(row + 1, "\n"), row + 1),
+				"off (shim no)"),
+		  "the shim column does not say it is off:\n%s", R.out);
+	cr_expect_not(strstr(R.out, "refuses"), "a shim feature is listed:\n%s", R.out);
+}
