@@ -9,44 +9,36 @@
  * The claim to check: the cost does not move with the number of roots and
  * grows at most linearly with depth. Roots are named with a fixed width
  * (/bench/root00042) so that every cell hashes the same number of prefixes
- * and only the size of the table differs between rows.
+ * and only the size of the table differs between rows; depth counts the
+ * components beneath the root (/bench/root00000/d/d: depth 2).
  *
- *   build/bench/bench_pathset [ROUNDS]
+ *   build/bench/bench_pathset [ROUNDS [ITERS]]
+ *
+ * Besides the table, one line per cell for the bench driver:
+ *   @decide ROOTS DEPTH ALLOW_NS DENY_NS
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "bench.h"
+
 #include "../shim/policy.h"
 
-#define ITERS 200000
+static long iters = 200000;
 
-static const size_t root_counts[] = { 1, 100, 10000 };
-static const size_t depths[] = { 4, 16, 64 };
+static const size_t root_counts[] = { 1, 10, 100, 1000, 10000 };
+static const size_t depths[] = { 1, 2, 4, 8, 16, 32, 64 };
 #define NR (sizeof(root_counts) / sizeof(root_counts[0]))
 #define ND (sizeof(depths) / sizeof(depths[0]))
 
-static double now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e9 + ts.tv_nsec;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
-}
-
-/* "/bench/root00000/d/d..." with @depth components in all. */
+/* "/bench/root00000/d/d..." with @depth components beneath @prefix. */
 static size_t make_path(char *buf, size_t size, const char *prefix, size_t depth)
 {
 	size_t len = (size_t)snprintf(buf, size, "%s", prefix);
 
-	for (size_t i = 2; i < depth && len + 3 < size; i++)
+	for (size_t i = 0; i < depth && len + 3 < size; i++)
 		len += (size_t)snprintf(buf + len, size - len, "/d");
 	return len;
 }
@@ -58,22 +50,24 @@ static double time_cell(const struct policy *p, const char *path, size_t len)
 	struct decision d;
 	double t0 = now_ns();
 
-	for (int i = 0; i < ITERS; i++) {
+	for (long i = 0; i < iters; i++) {
 		policy_decide_path(p, OP_WRITE, path, len, &d);
 		sink += d.allow;
 	}
-	return (now_ns() - t0) / ITERS;
+	return (now_ns() - t0) / (double)iters;
 }
 
 int main(int argc, char **argv)
 {
 	int rounds = argc > 1 ? atoi(argv[1]) : 9;
+	if (argc > 2)
+		iters = atol(argv[2]);
 	static struct policy pol[NR];
 	static char allow_path[ND][4096], deny_path[ND][4096];
 	static size_t allow_len[ND], deny_len[ND];
 	double *t = calloc(NR * ND * 2 * (size_t)(rounds > 0 ? rounds : 1), sizeof(double));
 
-	if (rounds <= 0 || !t)
+	if (rounds <= 0 || iters <= 0 || !t)
 		return 2;
 	for (size_t r = 0; r < NR; r++) {
 		policy_init(&pol[r]);
@@ -109,6 +103,13 @@ int main(int argc, char **argv)
 			qsort(b, (size_t)rounds, sizeof(double), cmp_double);
 			printf("%8zu %6zu %10.1f %10.1f\n", root_counts[r], depths[d], a[rounds / 2],
 			       b[rounds / 2]);
+		}
+	for (size_t r = 0; r < NR; r++)
+		for (size_t d = 0; d < ND; d++) {
+			size_t cell = (r * ND + d) * 2;
+			printf("@decide %zu %zu %.2f %.2f\n", root_counts[r], depths[d],
+			       t[cell * (size_t)rounds + (size_t)rounds / 2],
+			       t[(cell + 1) * (size_t)rounds + (size_t)rounds / 2]);
 		}
 	for (size_t r = 0; r < NR; r++)
 		policy_free(&pol[r]);

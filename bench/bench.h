@@ -1,0 +1,22 @@
+/* bench.h - the clock and the ordering every bench program shares. */
+#ifndef CORDON_BENCH_H
+#define CORDON_BENCH_H
+
+#include <time.h>
+
+static inline double now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e9 + ts.tv_nsec;
+}
+
+static inline int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+#endif
