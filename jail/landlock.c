@@ -54,8 +54,10 @@ int landlock_abi(char *err, size_t errsize)
 	return 0;
 }
 
-static int add_path(int ruleset, const char *path, uint64_t handled, bool must_exist, char *err,
-		    size_t errsize)
+/* A rule granting @handled beneath @path; @dtype is its type from a
+ * directory listing (DT_DIR, DT_REG...) or DT_UNKNOWN (then fstat tells). */
+static int add_path(int ruleset, const char *path, unsigned char dtype, uint64_t handled,
+		    bool must_exist, char *err, size_t errsize)
 {
 	struct cordon_path_beneath_attr pb;
 	struct stat st;
@@ -66,11 +68,14 @@ static int add_path(int ruleset, const char *path, uint64_t handled, bool must_e
 			return 0;
 		return jail_fail(err, errsize, "unable to open write root %s", path);
 	}
-	if (fstat(fd, &st) < 0) {
-		close(fd);
-		return jail_fail(err, errsize, "unable to stat %s", path);
+	if (dtype == DT_UNKNOWN) {
+		if (fstat(fd, &st) < 0) {
+			close(fd);
+			return jail_fail(err, errsize, "unable to stat %s", path);
+		}
+		dtype = S_ISDIR(st.st_mode) ? DT_DIR : DT_REG;
 	}
-	pb.allowed_access = S_ISDIR(st.st_mode) ? handled : handled & FS_FILE_RIGHTS;
+	pb.allowed_access = dtype == DT_DIR ? handled : handled & FS_FILE_RIGHTS;
 	pb.parent_fd = fd;
 	if (pb.allowed_access &&
 	    syscall(SYS_landlock_add_rule, ruleset, CORDON_RULE_PATH_BENEATH, &pb, 0) < 0) {
@@ -106,9 +111,11 @@ static bool deny_beneath(const struct policy *pol, const char *dir)
  * Landlock rules only add, so the exception is made by granting each child
  * of @dir that leads to no read-deny entry, and descending into those that
  * do. A symlink needs no rule: what it points to is covered where it lies.
+ * @dtype: as add_path's (the listing's type saves a stat per rule, and a
+ * policy denying /etc/shadow makes a rule for every other entry of /etc).
  */
-static int grant_except(int ruleset, const struct policy *pol, const char *dir, uint64_t rights,
-			char *err, size_t errsize)
+static int grant_except(int ruleset, const struct policy *pol, const char *dir,
+			unsigned char dtype, uint64_t rights, char *err, size_t errsize)
 {
 	char child[PATH_MAX];
 	struct dirent *de;
@@ -118,7 +125,7 @@ static int grant_except(int ruleset, const struct policy *pol, const char *dir, 
 	if (is_read_deny(pol, dir))
 		return 0;
 	if (!deny_beneath(pol, dir))
-		return add_path(ruleset, dir, rights, false, err, errsize);
+		return add_path(ruleset, dir, dtype, rights, false, err, errsize);
 	d = opendir(dir);
 	if (!d)
 		return 0;  /* gone, or not a directory: nothing to grant */
@@ -130,7 +137,7 @@ static int grant_except(int ruleset, const struct policy *pol, const char *dir, 
 				 de->d_name);
 		if (n < 0 || (size_t)n >= sizeof(child))
 			continue;
-		r = grant_except(ruleset, pol, child, rights, err, errsize);
+		r = grant_except(ruleset, pol, child, de->d_type, rights, err, errsize);
 	}
 	closedir(d);
 	return r;
@@ -209,7 +216,7 @@ int landlock_apply(const struct policy *pol, int abi, char *err, size_t errsize)
 
 	/* read-deny: reads are handled, and granted everywhere but there. */
 	if (pol->n_read_deny) {
-		r = grant_except(ruleset, pol, "/", LANDLOCK_ACCESS_FS_READ_FILE, err, errsize);
+		r = grant_except(ruleset, pol, "/", DT_DIR, LANDLOCK_ACCESS_FS_READ_FILE, err, errsize);
 		if (r)
 			goto out;
 	}
@@ -221,12 +228,12 @@ int landlock_apply(const struct policy *pol, int abi, char *err, size_t errsize)
 		uint64_t rights = attr.handled_access_fs;
 		if (deny_beneath(pol, e->path)) {
 			rights &= ~LANDLOCK_ACCESS_FS_READ_FILE;
-			r = grant_except(ruleset, pol, e->path, LANDLOCK_ACCESS_FS_READ_FILE, err,
+			r = grant_except(ruleset, pol, e->path, DT_UNKNOWN, LANDLOCK_ACCESS_FS_READ_FILE, err,
 					 errsize);
 			if (r)
 				goto out;
 		}
-		r = add_path(ruleset, e->path, rights, true, err, errsize);
+		r = add_path(ruleset, e->path, DT_UNKNOWN, rights, true, err, errsize);
 		if (r)
 			goto out;
 	}
@@ -235,7 +242,7 @@ int landlock_apply(const struct policy *pol, int abi, char *err, size_t errsize)
 	HASH_ITER(hh, pol->paths.head, e, tmp) {
 		if (!(e->kinds & 1u << PATH_DEVICE))
 			continue;
-		r = add_path(ruleset, e->path, attr.handled_access_fs & FS_FILE_RIGHTS, false, err,
+		r = add_path(ruleset, e->path, DT_UNKNOWN, attr.handled_access_fs & FS_FILE_RIGHTS, false, err,
 			     errsize);
 		if (r)
 			goto out;

@@ -36,9 +36,26 @@ int landlock_apply(const struct policy *pol, int abi, char *err, size_t errsize)
 
 /* seccomp: can a filter be loaded here? (tried in a throw-away child) */
 int seccomp_probe(char *err, size_t errsize);
+/* Load the compiled filter for @pol's shape. */
 int seccomp_apply(const struct policy *pol, char *err, size_t errsize);
 /* The filter as libseccomp's pseudo-filter code, for tests and `status`. */
 int seccomp_export(const struct policy *pol, int fd);
+
+/* The filter's inputs, three booleans of the policy, as a number below
+ * SECCOMP_SHAPES; seccomp_shape_policy sets them in @pol from @shape. */
+#define SECCOMP_SHAPES 8
+unsigned seccomp_shape(const struct policy *pol);
+void seccomp_shape_policy(unsigned shape, struct policy *pol);
+/* The filter as BPF, built by libseccomp now (build/gen-seccomp, tests). */
+int seccomp_bpf_export(const struct policy *pol, int fd);
+
+/* The filters compiled at build time (build/gen/seccomp_filters.c), by
+ * shape: raw struct sock_filter instructions. */
+struct seccomp_compiled {
+	const void *insns;
+	unsigned short len;
+};
+extern const struct seccomp_compiled seccomp_compiled[SECCOMP_SHAPES];
 
 /* A private network namespace with only loopback, up. */
 int netns_probe(char *err, size_t errsize);

@@ -70,6 +70,34 @@ static void compare_golden(const struct policy *p, const char *name)
 	free(want);
 }
 
+/* A run loads the filters compiled at build time: they must be exactly what
+ * libseccomp builds from this source, for every shape. */
+Test(seccomp_compiled, every_shape_equals_what_libseccomp_builds)
+{
+	for (unsigned s = 0; s < SECCOMP_SHAPES; s++) {
+		struct policy p;
+		int fd = (int)syscall(SYS_memfd_create, "bpf", 0);
+
+		policy_init(&p);
+		seccomp_shape_policy(s, &p);
+		cr_assert_eq(seccomp_shape(&p), s);
+		cr_assert_geq(fd, 0);
+		cr_assert_eq(seccomp_bpf_export(&p, fd), 0);
+		off_t n = lseek(fd, 0, SEEK_END);
+		char *bpf = malloc((size_t)n);
+		cr_assert_not_null(bpf);
+		cr_assert_eq(pread(fd, bpf, (size_t)n, 0), n);
+		cr_expect_eq((size_t)n, seccomp_compiled[s].len * 8u, "shape %u: %zu bytes built, %u compiled",
+			     s, (size_t)n, seccomp_compiled[s].len * 8u);
+		cr_expect((size_t)n != seccomp_compiled[s].len * 8u ||
+			  memcmp(bpf, seccomp_compiled[s].insns, (size_t)n) == 0,
+			  "shape %u: the compiled filter differs from libseccomp's", s);
+		free(bpf);
+		close(fd);
+		policy_free(&p);
+	}
+}
+
 Test(seccomp_golden, net_none_no_subprocess)
 {
 	struct policy p;
