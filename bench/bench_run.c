@@ -1217,6 +1217,36 @@ static void write_json(void)
 		fail("%s: %s", path, strerror(errno));
 }
 
+/* Peers may be missing from a machine; cordon's own configurations, the
+ * reference sandbox and the build must always give figures, or the
+ * harness has rotted: that fails the run (CI's smoke run relies on it). */
+static int harness_failed(void)
+{
+	int bad = 0;
+
+	for (int id = 0; id < N_CFG; id++)
+		if (!cfgs[id].tool && !cfgs[id].ok) {
+			fprintf(stderr, "bench_run: %s gave no figures: %s\n", cfgs[id].name, cfgs[id].why);
+			bad = 1;
+		}
+	for (int i = 0; i < N_ST; i++)
+		if (!cfgs[st_cfgs[i].cfg].tool && !startup[i].calls) {
+			fprintf(stderr, "bench_run: start-up under %s not measured: %s\n", st_cfgs[i].name,
+				st_why[i]);
+			bad = 1;
+		}
+	if (build_why[0]) {
+		fprintf(stderr, "bench_run: the build was not measured: %s\n", build_why);
+		bad = 1;
+	}
+	if (!n_decide || !quiet_refusal[1].refused) {
+		fprintf(stderr, "bench_run: the scaling section gave no figures%s\n",
+			n_decide && !quiet_refusal[1].refused ? " (the shim refused nothing)" : "");
+		bad = 1;
+	}
+	return bad;
+}
+
 /* --- setup ------------------------------------------------------------------------ */
 
 static void *acceptor(void *arg)
@@ -1396,5 +1426,5 @@ int main(int argc, char **argv)
 	sh("cat '%s'", md_path);
 	fprintf(stderr, "\nbench_run: %.0f s; results in %s (results.md, results.json, *.svg)\n",
 		(now_ns() - t0) / 1e9, out_dir);
-	return 0;
+	return harness_failed();
 }
