@@ -261,7 +261,7 @@ static bool on_path(const char *tool, char out[PATH_MAX])
  * without the program's own arguments. @policy: cordon's policy file. */
 static void prefix(struct cmd *c, enum cfg_id id, const char *rw, const char *policy)
 {
-	static char bind_ro[PATH_MAX + 32], rw_arg[PATH_MAX + 32], ro_shm[64], ll_ro[8];
+	static char warn_log[PATH_MAX + 16], read_write[PATH_MAX + 16];
 
 	memset(c, 0, sizeof(*c));
 	c->env = env_bare;
@@ -282,18 +282,17 @@ static void prefix(struct cmd *c, enum cfg_id id, const char *rw, const char *po
 			add(c, "--shim");
 			add(c, "no");
 		} else if (id == C_WARN) {
-			snprintf(rw_arg, sizeof(rw_arg), "%s/warn.log", logs);
+			snprintf(warn_log, sizeof(warn_log), "%s/warn.log", logs);
 			add(c, "--mode");
 			add(c, "warn");
 			add(c, "--log-file");
-			add(c, rw_arg);
+			add(c, warn_log);
 		}
 		add(c, "--");
 		break;
 	case C_LLSAMPLE:
-		snprintf(ll_ro, sizeof(ll_ro), "/");
 		add(c, llsample);
-		add(c, ll_ro);
+		add(c, "/");
 		add(c, rw);
 		break;
 	case C_BWRAP:
@@ -320,14 +319,13 @@ static void prefix(struct cmd *c, enum cfg_id id, const char *rw, const char *po
 		add(c, "--");
 		break;
 	case C_FIREJAIL:
-		snprintf(bind_ro, sizeof(bind_ro), "--read-write=%s", rw);
-		snprintf(ro_shm, sizeof(ro_shm), "--read-only=/dev/shm");
+		snprintf(read_write, sizeof(read_write), "--read-write=%s", rw);
 		add(c, cfgs[id].path);
 		add(c, "--quiet");
 		add(c, "--noprofile");
 		add(c, "--read-only=/");
-		add(c, ro_shm);
-		add(c, bind_ro);
+		add(c, "--read-only=/dev/shm");
+		add(c, read_write);
 		add(c, "--");
 		break;
 	case C_FAKEROOT:
