@@ -447,8 +447,11 @@ static int add_path(struct parse_ctx *ctx, const char *file, unsigned line,
 	if (expand_absolute(ctx, file, line, arg + optional, expanded) < 0)
 		return -1;
 
-	n = path_resolve(expanded, resolved,
-			 d->kind == PATH_WRITE ? PATH_MISSING_ERROR : PATH_MISSING_ALLOW);
+	if (ctx->canonical)
+		n = path_normalize(expanded, resolved);
+	else
+		n = path_resolve(expanded, resolved,
+				 d->kind == PATH_WRITE ? PATH_MISSING_ERROR : PATH_MISSING_ALLOW);
 	if (n == -ENOTDIR && d->kind != PATH_WRITE) {
 		/* Beneath a file: it cannot exist, but denying it costs nothing. */
 		n = path_normalize(expanded, resolved);

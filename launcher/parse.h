@@ -43,6 +43,8 @@ struct parse_ctx {
 	void *error_arg;
 	const char *option_origin;    /* "file" of policy_apply_option's rules;
 	                                 NULL: "<command line>" */
+	bool canonical;               /* paths were resolved already (the
+	                                 policy cordon compiled): normalise only */
 	unsigned errors;
 	/* include stack, for cycles */
 	struct {

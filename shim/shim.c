@@ -47,6 +47,10 @@
 #include "path.h"
 #include "policy.h"
 
+#ifndef SYS_fchmodat2
+#define SYS_fchmodat2 452  /* Linux 6.6; one number on every architecture */
+#endif
+
 #define TLS_IE __attribute__((tls_model("initial-exec")))
 
 /* Root descriptors the shim keeps open at most; roots beyond take the
@@ -434,7 +438,11 @@ static void load_fd_config(struct parse_ctx *ctx, const char *num)
 		free(buf);
 		return;
 	}
+	/* cordon compiled it: every path is resolved (the launcher did that
+	 * once; a readlink per component again would slow every exec). */
+	ctx->canonical = true;
 	policy_parse_buffer(ctx, name, buf, got);
+	ctx->canonical = false;
 	policy_text = buf;
 	policy_len = got;
 	policy_fd = (int)fd;
@@ -927,8 +935,8 @@ static int probe_plain(const char *path, int extra)
 /*
  * Locate @abs (the lexical form of @raw, which had no ".." when !@dotdot)
  * and decide @op on it. The common refusal, a path outside every root
- * with no symlink on the way, costs one openat2 (two when a created file's
- * directory must be shown to exist); a symlink or ".." costs a full
+ * with no symlink on the way, costs one openat2 (and a stat when a created
+ * file's directory must be shown to exist); a symlink or ".." costs a full
  * resolution, one readlink per component. Returns 0 or the -errno with
  * which the kernel's own walk would fail.
  */
@@ -948,12 +956,13 @@ static int locate(enum op op, const char *abs, const char *raw, bool dotdot, boo
 				size_t n = slash == abs ? 1 : (size_t)(slash - abs);
 				memcpy(parent, abs, n);
 				parent[n] = '\0';
-				r = probe_plain(parent, O_DIRECTORY);
-				if (r < 0 && r != -ENOENT && r != -ENOTDIR) {
-					errno = e;
-					return r;
-				}
-				w->parent_exists = r == 0;
+				/* The walk met no symlink before the missing
+				 * component: if that was the last one, the parent
+				 * was walked plain, and a stat says it is there. */
+				struct stat st;
+				w->parent_exists = syscall(SYS_newfstatat, AT_FDCWD, parent, &st, 0) == 0 &&
+						   S_ISDIR(st.st_mode);
+				r = 0;
 			}
 			if (r <= 0) {
 				errno = e;
@@ -1171,7 +1180,7 @@ static enum shim_verdict prepare_target(const struct decision *d, const char *gi
 		t->rel[llen++] = '/';
 	t->rel[llen] = '\0';
 	t->leaf = t->rel;
-	if (follow) {
+	if (follow && !t->leaf_by_via) {
 		struct stat st;
 		if (syscall(SYS_newfstatat, t->pfd, leaf, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
 		    S_ISLNK(st.st_mode)) {
@@ -1357,9 +1366,11 @@ static enum shim_verdict begin_path(enum shim_sym sym, enum role role, int dirfd
 }
 
 enum shim_verdict shim_begin_path(enum shim_sym sym, int dirfd, const char *path, int atflags,
-				  bool follow, bool via, struct shim_target *t)
+				  enum shim_follow how, bool via, struct shim_target *t)
 {
-	return begin_path(sym, ROLE_ONLY, dirfd, path, atflags, follow, via, t, NULL);
+	t->sym = sym;
+	t->leaf_by_via = how == SHIM_FOLLOW_VIA;
+	return begin_path(sym, ROLE_ONLY, dirfd, path, atflags, how != SHIM_NOFOLLOW, via, t, NULL);
 }
 
 /* Does the end @t, allowed and prepared (VIA) or not, exist? */
@@ -1386,6 +1397,8 @@ enum shim_verdict shim_begin_path2(enum shim_sym sym, int da, const char *a, int
 	int saved = errno;
 
 	ta->close_pfd = tb->close_pfd = false;
+	ta->sym = tb->sym = sym;
+	ta->leaf_by_via = tb->leaf_by_via = false;
 	if (!shim_active())
 		return SHIM_PASS;
 	pa.set = pb.set = false;
@@ -1769,6 +1782,10 @@ enum shim_verdict shim_begin_net(enum shim_sym sym, int fd, const struct sockadd
 	} else {
 		policy_decide_net(&pol, op, type, sa, len, &d);
 	}
+	if (d.allow && log_level != LOG_ALL) {
+		errno = saved;
+		return SHIM_PASS;
+	}
 	format_addr(sa, len, type, target, sizeof(target));
 	if (d.allow)
 		return allow(&c, target, &d, saved, SHIM_PASS);
@@ -1799,11 +1816,43 @@ int shim_remove_at(int pfd, const char *name)
 	return (int)syscall(SYS_unlinkat, pfd, name, AT_REMOVEDIR);
 }
 
-int shim_fchmodat(int pfd, const char *name, mode_t mode, int flags)
+static bool no_fchmodat2;
+
+/*
+ * chmod on a prepared target. Following a final symlink, the fast path
+ * did not look at the last component: fchmodat2(AT_SYMLINK_NOFOLLOW)
+ * changes it in one call when it is not a symlink and fails with
+ * EOPNOTSUPP when it is; then where the link leads is decided as for any
+ * path with a symlink on the way, and the call is made as the program
+ * gave it. Kernels before 6.6 lack fchmodat2: one fstatat looks first.
+ */
+int shim_chmod_via(struct shim_target *t, int dirfd, const char *path, mode_t mode, int flags)
 {
+	int saved = errno;
+
 	if (flags & AT_SYMLINK_NOFOLLOW)
-		return REAL(fchmodat)(pfd, name, mode, flags);
-	return (int)syscall(SYS_fchmodat, pfd, name, mode);
+		return REAL(fchmodat)(t->pfd, t->leaf, mode, flags);
+	if (!no_fchmodat2) {
+		long r = syscall(SYS_fchmodat2, t->pfd, t->leaf, mode, AT_SYMLINK_NOFOLLOW);
+		if (r == 0 || (errno != EOPNOTSUPP && errno != ENOSYS))
+			return (int)r;
+		if (errno == ENOSYS)
+			no_fchmodat2 = true;
+		errno = saved;
+	}
+	struct stat st;
+	if (syscall(SYS_newfstatat, t->pfd, t->leaf, &st, AT_SYMLINK_NOFOLLOW) != 0 ||
+	    !S_ISLNK(st.st_mode)) {
+		errno = saved;
+		return (int)syscall(SYS_fchmodat, t->pfd, t->leaf, mode);
+	}
+	errno = saved;
+	enum shim_class cls = shim_symbols[t->sym].cls;
+	struct call c = { t->sym, shim_class_names[cls], flags, LOGF_AT, path };
+	if (decide_resolved(&c, op_of(cls), cls, ROLE_ONLY, t->abs, t->abs, true, true, saved,
+			    NULL) == SHIM_DENY)
+		return -1;
+	return (int)syscall(SYS_fchmodat, dirfd, path, mode);
 }
 
 const char *shim_proc_path(int pfd, const char *name, char buf[PATH_MAX])

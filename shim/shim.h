@@ -56,8 +56,10 @@ extern const char *const shim_class_names[CLASS__COUNT];
 /* A path operand made ready for an *at call. */
 struct shim_target {
 	int pfd;                   /* directory to act in */
+	enum shim_sym sym;         /* the call (for a VIA helper that decides) */
 	const char *leaf;          /* last component, relative to pfd */
 	bool close_pfd;
+	bool leaf_by_via;          /* SHIM_FOLLOW_VIA: the VIA checks the leaf */
 	size_t cwd_len;            /* the path is relative to a cached working
 	                              directory this long (0: it is not) */
 	char abs[PATH_MAX];        /* lexical absolute path, for the log */
@@ -86,9 +88,15 @@ enum shim_verdict shim_begin_fopen(enum shim_sym sym, const char *path, const ch
  * @path; false means refused (logged, errno EACCES): the caller closes. */
 bool shim_check_opened_read(enum shim_sym sym, const char *path, int fd);
 
-/* One path (@follow: the call follows a final symlink). */
+/* Whether a path call follows a final symlink. SHIM_FOLLOW_VIA: it does,
+ * and its VIA acts on the last component without following (fchmodat2
+ * with AT_SYMLINK_NOFOLLOW), failing on a symlink, so the fast path need
+ * not look first; the VIA helper then decides where the link leads. */
+enum shim_follow { SHIM_NOFOLLOW, SHIM_FOLLOW, SHIM_FOLLOW_VIA };
+
+/* One path. */
 enum shim_verdict shim_begin_path(enum shim_sym sym, int dirfd, const char *path, int atflags,
-				  bool follow, bool via, struct shim_target *t);
+				  enum shim_follow how, bool via, struct shim_target *t);
 /* Two paths: rename (both ends are written) and link (@b is created). */
 enum shim_verdict shim_begin_path2(enum shim_sym sym, int da, const char *a, int db,
 				   const char *b, int atflags, struct shim_target *ta,
@@ -120,7 +128,9 @@ void shim_env_free(char **env, char *const *envp);
 
 /* Helpers for VIA expressions. */
 int shim_remove_at(int pfd, const char *name);
-int shim_fchmodat(int pfd, const char *name, mode_t mode, int flags);
+/* chmod/fchmodat through a prepared target @t; @dirfd, @path, @flags as
+ * the program gave them (for a final symlink, which the helper decides). */
+int shim_chmod_via(struct shim_target *t, int dirfd, const char *path, mode_t mode, int flags);
 const char *shim_proc_path(int pfd, const char *name, char buf[PATH_MAX]);
 
 #endif /* CORDON_SHIM_H */

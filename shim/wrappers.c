@@ -145,8 +145,9 @@ static inline int verified(enum shim_sym sym, const char *path, int fd)
 		return REAL(name) args;                                               \
 	}
 
-#define FOLLOW 1
-#define NOFOLLOW 0
+#define FOLLOW SHIM_FOLLOW
+#define NOFOLLOW SHIM_NOFOLLOW
+#define FOLLOW_VIA SHIM_FOLLOW_VIA
 /* NOVIA rows let libc do the call; the expression is never evaluated.
  * The row's argument arrives here expanded, hence the name test. */
 #define NOVIA shim_novia()
@@ -169,8 +170,9 @@ static inline int shim_novia(void)
 		case SHIM_VIA: {                                                      \
 			const int P = tgt_.pfd;                                          \
 			const char *const N = tgt_.leaf;                                 \
+			struct shim_target *const T = &tgt_;                             \
 			char pbuf[PATH_MAX];                                          \
-			(void)P, (void)N, (void)pbuf;                                 \
+			(void)P, (void)N, (void)T, (void)pbuf;                        \
 			ret r_ = (ret)(intptr_t)(via);                                \
 			shim_end(&tgt_);                                                 \
 			return r_;                                                    \
