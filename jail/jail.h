@@ -47,7 +47,8 @@ struct jail_backend {
 			   struct jail_feature *out, size_t max);
 	/* Before fork: work that must happen in the parent (none so far). */
 	/* In the child, after fork, before exec: restrict this process and
-	 * its future children for good. */
+	 * its future children for good. Descriptors it opens close-on-exec
+	 * may be left to the exec (or the child's exit) to close. */
 	int (*apply)(const struct policy *pol, const struct jail_host *host, char *err,
 		     size_t errsize);
 };

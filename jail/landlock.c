@@ -54,14 +54,34 @@ int landlock_abi(char *err, size_t errsize)
 	return 0;
 }
 
-/* A rule granting @handled beneath @path; @dtype is its type from a
- * directory listing (DT_DIR, DT_REG...) or DT_UNKNOWN (then fstat tells). */
-static int add_path(int ruleset, const char *path, unsigned char dtype, uint64_t handled,
-		    bool must_exist, char *err, size_t errsize)
+/*
+ * The rules' O_PATH descriptors are close-on-exec and apply() runs just
+ * before exec: up to this many are left for the exec to close, which saves
+ * a close(2) per rule (a policy denying /etc/shadow makes one rule per
+ * entry of /etc); past it, each is closed at once, so that a program's
+ * RLIMIT_NOFILE is never in doubt.
+ */
+#define RULE_FDS_KEPT 256
+static unsigned rule_fds_kept;
+
+static void rule_fd_done(int fd)
+{
+	if (rule_fds_kept < RULE_FDS_KEPT)
+		rule_fds_kept++;
+	else
+		close(fd);
+}
+
+/* A rule granting @handled beneath @path (relative to @dirfd); @dtype is
+ * its type from a directory listing (DT_DIR, DT_REG...) or DT_UNKNOWN
+ * (then fstat tells). */
+static int add_path(int ruleset, int dirfd, const char *path, unsigned char dtype,
+		    uint64_t handled, bool must_exist, char *err, size_t errsize)
 {
 	struct cordon_path_beneath_attr pb;
 	struct stat st;
-	int fd = open(path, O_PATH | O_CLOEXEC);
+	/* A listed entry is never followed: a symlink needs no rule. */
+	int fd = openat(dirfd, path, O_PATH | O_CLOEXEC | (dirfd == AT_FDCWD ? 0 : O_NOFOLLOW));
 
 	if (fd < 0) {
 		if (!must_exist)
@@ -73,6 +93,10 @@ static int add_path(int ruleset, const char *path, unsigned char dtype, uint64_t
 			close(fd);
 			return jail_fail(err, errsize, "unable to stat %s", path);
 		}
+		if (S_ISLNK(st.st_mode)) {
+			close(fd);
+			return 0;
+		}
 		dtype = S_ISDIR(st.st_mode) ? DT_DIR : DT_REG;
 	}
 	pb.allowed_access = dtype == DT_DIR ? handled : handled & FS_FILE_RIGHTS;
@@ -83,7 +107,7 @@ static int add_path(int ruleset, const char *path, unsigned char dtype, uint64_t
 		close(fd);
 		return r;
 	}
-	close(fd);
+	rule_fd_done(fd);
 	return 0;
 }
 
@@ -125,7 +149,7 @@ static int grant_except(int ruleset, const struct policy *pol, const char *dir,
 	if (is_read_deny(pol, dir))
 		return 0;
 	if (!deny_beneath(pol, dir))
-		return add_path(ruleset, dir, dtype, rights, false, err, errsize);
+		return add_path(ruleset, AT_FDCWD, dir, dtype, rights, false, err, errsize);
 	d = opendir(dir);
 	if (!d)
 		return 0;  /* gone, or not a directory: nothing to grant */
@@ -137,7 +161,11 @@ static int grant_except(int ruleset, const struct policy *pol, const char *dir,
 				 de->d_name);
 		if (n < 0 || (size_t)n >= sizeof(child))
 			continue;
-		r = grant_except(ruleset, pol, child, de->d_type, rights, err, errsize);
+		if (deny_beneath(pol, child))
+			r = grant_except(ruleset, pol, child, de->d_type, rights, err, errsize);
+		else  /* a leaf of the walk: opened by name in @d */
+			r = add_path(ruleset, dirfd(d), de->d_name, de->d_type, rights, false, err,
+				     errsize);
 	}
 	closedir(d);
 	return r;
@@ -233,7 +261,7 @@ int landlock_apply(const struct policy *pol, int abi, char *err, size_t errsize)
 			if (r)
 				goto out;
 		}
-		r = add_path(ruleset, e->path, DT_UNKNOWN, rights, true, err, errsize);
+		r = add_path(ruleset, AT_FDCWD, e->path, DT_UNKNOWN, rights, true, err, errsize);
 		if (r)
 			goto out;
 	}
@@ -242,8 +270,8 @@ int landlock_apply(const struct policy *pol, int abi, char *err, size_t errsize)
 	HASH_ITER(hh, pol->paths.head, e, tmp) {
 		if (!(e->kinds & 1u << PATH_DEVICE))
 			continue;
-		r = add_path(ruleset, e->path, DT_UNKNOWN, attr.handled_access_fs & FS_FILE_RIGHTS, false, err,
-			     errsize);
+		r = add_path(ruleset, AT_FDCWD, e->path, DT_UNKNOWN,
+			     attr.handled_access_fs & FS_FILE_RIGHTS, false, err, errsize);
 		if (r)
 			goto out;
 	}

@@ -123,6 +123,11 @@ static int build(const struct policy *pol, scmp_filter_ctx *out, char *err, size
 
 	if (!ctx)
 		return fail(err, errsize, -ENOMEM, "unable to create a seccomp filter");
+	/* A binary tree of system call numbers rather than a chain: the kernel
+	 * runs the filter over every number of every ABI when it is loaded
+	 * (to cache what it always allows), and a chain made that 0.3 ms. */
+	if ((rc = seccomp_attr_set(ctx, SCMP_FLTATR_CTL_OPTIMIZE, 2)) < 0)
+		goto bad;
 	/* The native ABI is there already; add the 32-bit ones. */
 	if ((rc = seccomp_arch_add(ctx, SCMP_ARCH_X86)) < 0 && rc != -EEXIST)
 		goto bad;
