@@ -12,6 +12,7 @@
 #ifndef CORDON_JAIL_H
 #define CORDON_JAIL_H
 
+#include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -36,6 +37,16 @@ struct jail_feature {
 
 #define JAIL_FEATURES_MAX 16
 
+/* A call the supervisor answered for the program. */
+struct supervise_event {
+	bool refused;
+	int pid;
+	const char *call;            /* "chmod", "fsetxattr" */
+	const char *why;             /* a refusal that is not the policy's, or NULL */
+	struct decision d;           /* the policy's decision otherwise */
+	char path[PATH_MAX];         /* the object, resolved */
+};
+
 struct jail_backend {
 	const char *name;
 	/* Fill @host with what @pol needs (everything when @full, for
@@ -48,9 +59,15 @@ struct jail_backend {
 	/* Before fork: work that must happen in the parent (none so far). */
 	/* In the child, after fork, before exec: restrict this process and
 	 * its future children for good. Descriptors it opens close-on-exec
-	 * may be left to the exec (or the child's exit) to close. */
-	int (*apply)(const struct policy *pol, const struct jail_host *host, char *err,
-		     size_t errsize);
+	 * may be left to the exec (or the child's exit) to close. Sets
+	 * *@supervise to a descriptor the supervisor must serve (-1: none):
+	 * the child hands it to the parent and closes its own copy. */
+	int (*apply)(const struct policy *pol, const struct jail_host *host, int *supervise,
+		     char *err, size_t errsize);
+	/* In the parent, when the descriptor from apply() is readable: answer
+	 * one call the program is stopped in. 1: answered (@ev says what was
+	 * decided), 0: nothing to answer, -errno: the descriptor is done. */
+	int (*supervise)(int fd, const struct policy *pol, struct supervise_event *ev);
 };
 
 /* The backend @b names (BACKEND_AUTO: the platform's), or NULL. */

@@ -36,8 +36,11 @@ int landlock_apply(const struct policy *pol, int abi, char *err, size_t errsize)
 
 /* seccomp: can a filter be loaded here? (tried in a throw-away child) */
 int seccomp_probe(char *err, size_t errsize);
-/* Load the compiled filter for @pol's shape. */
-int seccomp_apply(const struct policy *pol, char *err, size_t errsize);
+/* Load the compiled filter for @pol's shape; *@listener: the descriptor
+ * of its user notifications (the supervised calls), or -1 when another
+ * supervisor already has them (a cordon inside cordon: then the filter
+ * lets them through to the outer one, and @err says so). */
+int seccomp_apply(const struct policy *pol, int *listener, char *err, size_t errsize);
 /* The filter as libseccomp's pseudo-filter code, for tests and `status`. */
 int seccomp_export(const struct policy *pol, int fd);
 
@@ -56,6 +59,13 @@ struct seccomp_compiled {
 	unsigned short len;
 };
 extern const struct seccomp_compiled seccomp_compiled[SECCOMP_SHAPES];
+
+/* The system calls the supervisor answers (supervise.c), by libseccomp
+ * name: up to @max into @names; returns how many. */
+size_t supervised_calls(const char **names, size_t max);
+/* Answer one notification on @listener (see struct jail_backend). */
+struct supervise_event;
+int supervise_one(int listener, const struct policy *pol, struct supervise_event *ev);
 
 /* A private network namespace with only loopback, up. */
 int netns_probe(char *err, size_t errsize);

@@ -71,7 +71,8 @@ static size_t linux_features(const struct policy *pol, const struct jail_host *h
 		  "refuses fork, posix_spawn, system", !pol->subprocess.value },
 		{ "signals to processes outside", abi_name(h->landlock_abi, 6), NULL, false },
 		{ "io_uring, ptrace, mount, bpf, TIOCSTI", h->seccomp ? "seccomp" : NULL, NULL, false },
-		{ "chmod, chown, utimes, xattrs outside", NULL, "refuses", false },
+		{ "chmod, chown, utimes, xattrs outside", h->seccomp ? "seccomp supervisor" : NULL,
+		  "refuses", false },
 		{ "connect to unix sockets outside", NULL, "refuses unlisted ones", false },
 	};
 	size_t n = 0;
@@ -81,11 +82,12 @@ static size_t linux_features(const struct policy *pol, const struct jail_host *h
 	return n;
 }
 
-static int linux_apply(const struct policy *pol, const struct jail_host *h, char *err,
-		       size_t errsize)
+static int linux_apply(const struct policy *pol, const struct jail_host *h, int *supervise,
+		       char *err, size_t errsize)
 {
 	int r;
 
+	*supervise = -1;
 	/* Die with the supervisor rather than outlive it unconfined by
 	 * anything but the jail. */
 	prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
@@ -99,7 +101,7 @@ static int linux_apply(const struct policy *pol, const struct jail_host *h, char
 		snprintf(err, errsize, "unable to set no_new_privs: %s", strerror(errno));
 		return -errno;
 	}
-	if (h->seccomp && (r = seccomp_apply(pol, err, errsize)))
+	if (h->seccomp && (r = seccomp_apply(pol, supervise, err, errsize)))
 		return r;
 	return 0;
 }
@@ -109,6 +111,7 @@ static const struct jail_backend jail_linux = {
 	.probe = linux_probe,
 	.features = linux_features,
 	.apply = linux_apply,
+	.supervise = supervise_one,
 };
 
 const struct jail_backend *jail_platform(void)

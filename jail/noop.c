@@ -27,11 +27,12 @@ static size_t noop_features(const struct policy *pol, const struct jail_host *ho
 	return 1;
 }
 
-static int noop_apply(const struct policy *pol, const struct jail_host *host, char *err,
-		      size_t errsize)
+static int noop_apply(const struct policy *pol, const struct jail_host *host, int *supervise,
+		      char *err, size_t errsize)
 {
 	(void)pol;
 	(void)host;
+	*supervise = -1;
 	(void)err;
 	(void)errsize;
 	return 0;

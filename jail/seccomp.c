@@ -25,7 +25,9 @@
 #include <linux/seccomp.h>
 #include <seccomp.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
@@ -134,6 +136,18 @@ static int build(const struct policy *pol, scmp_filter_ctx *out, char *err, size
 	if ((rc = seccomp_arch_add(ctx, SCMP_ARCH_X32)) < 0 && rc != -EEXIST)
 		goto bad;
 
+	/* The calls Landlock does not see go to the supervisor. A call this
+	 * ABI lacks (chown32: i386 only) resolves to libseccomp's pseudo
+	 * number, which it places in the ABIs that have it. */
+	const char *sup[32];
+	size_t nsup = supervised_calls(sup, 32);
+	for (size_t i = 0; i < nsup; i++) {
+		int nr = seccomp_syscall_resolve_name(sup[i]);
+		if (nr == __NR_SCMP_ERROR)
+			continue;  /* not a call on these architectures */
+		if ((rc = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, nr, 0)) < 0)
+			goto bad;
+	}
 	for (size_t i = 0; i < sizeof(always) / sizeof(always[0]); i++) {
 		int nr = seccomp_syscall_resolve_name(always[i].name);
 		if (nr == __NR_SCMP_ERROR)
@@ -205,19 +219,71 @@ bad:
 	return fail(err, errsize, rc, "unable to build the seccomp filter: %s", strerror(-rc));
 }
 
-int seccomp_apply(const struct policy *pol, char *err, size_t errsize)
+int seccomp_apply(const struct policy *pol, int *listener, char *err, size_t errsize)
 {
 	const struct seccomp_compiled *f = &seccomp_compiled[seccomp_shape(pol)];
 	struct sock_fprog prog = { f->len, (struct sock_filter *)f->insns };
+	long fd;
 
 	/* What libseccomp's seccomp_load does by default: no_new_privs (so
-	 * that no capability is needed), then the filter, no flags. */
-	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 ||
-	    syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog) < 0)
+	 * that no capability is needed), then the filter; and a listener for
+	 * the notifications. */
+	*listener = -1;
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+		return fail(err, errsize, -errno, "unable to set no_new_privs: %s", strerror(errno));
+	fd = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_NEW_LISTENER, &prog);
+	if (fd >= 0) {
+		*listener = (int)fd;
+		return 0;
+	}
+	if (errno != EBUSY)
 		return fail(err, errsize, -errno, "unable to load the seccomp filter: %s",
 			    strerror(errno));
+	/* One listener per process tree: cordon runs inside another
+	 * supervisor (a cordon run inside cordon run). Ours would answer
+	 * ENOSYS with no listener; let those calls through to the outer one,
+	 * which decides them with its own policy. */
+	struct sock_filter *copy = malloc(f->len * sizeof(*copy));
+	if (!copy)
+		return fail(err, errsize, -ENOMEM, "unable to load the seccomp filter: out of memory");
+	memcpy(copy, f->insns, f->len * sizeof(*copy));
+	for (unsigned i = 0; i < f->len; i++)
+		if (copy[i].code == (BPF_RET | BPF_K) && copy[i].k == SECCOMP_RET_USER_NOTIF)
+			copy[i].k = SECCOMP_RET_ALLOW;
+	prog.filter = copy;
+	int r = (int)syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog);
+	int e = errno;
+	free(copy);
+	if (r < 0)
+		return fail(err, errsize, -e, "unable to load the seccomp filter: %s", strerror(e));
+	snprintf(err, errsize, "an outer supervisor answers chmod, chown, utimes and xattrs "
+		 "with its own policy (cordon inside cordon)");
 	return 0;
 }
+
+/*
+ * Calls newer than libseccomp 2.5 knows, which change what Landlock does
+ * not see: setxattrat and removexattrat (Linux 6.13), file_setattr (6.17).
+ * They have one number on every ABI; refused ENOSYS (libc falls back to
+ * the older calls, which the supervisor answers) by instructions put
+ * before libseccomp's program, which starts by reloading what it needs.
+ */
+#define AUDIT_ARCH_X86_64_ 0xc000003eu
+#define AUDIT_ARCH_I386_ 0x40000003u
+#define X32_BIT 0x40000000u
+static const struct sock_filter newer_calls[] = {
+	BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
+	BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64_, 2, 0),
+	BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_I386_, 1, 0),
+	BPF_STMT(BPF_JMP | BPF_JA, 7),
+	BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+	BPF_STMT(BPF_ALU | BPF_AND | BPF_K, ~X32_BIT),
+	BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 463, 3, 0),  /* setxattrat */
+	BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 466, 2, 0),  /* removexattrat */
+	BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 469, 1, 0),  /* file_setattr */
+	BPF_STMT(BPF_JMP | BPF_JA, 1),
+	BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ENOSYS),
+};
 
 int seccomp_bpf_export(const struct policy *pol, int fd)
 {
@@ -227,7 +293,10 @@ int seccomp_bpf_export(const struct policy *pol, int fd)
 
 	if (rc)
 		return rc;
-	rc = seccomp_export_bpf(ctx, fd);
+	if (write(fd, newer_calls, sizeof(newer_calls)) != (ssize_t)sizeof(newer_calls))
+		rc = -EIO;
+	else
+		rc = seccomp_export_bpf(ctx, fd);
 	seccomp_release(ctx);
 	return rc;
 }

@@ -28,6 +28,7 @@
 #include <sched.h>
 #include <sys/resource.h>
 #include <sys/signalfd.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/utsname.h>
@@ -469,10 +470,58 @@ static const char *selftest(const struct policy *pol, const struct jail_host *h)
 	return NULL;
 }
 
+/* One byte and one descriptor: the message the child hands the
+ * supervisor's descriptor over in (SCM_RIGHTS on a datagram socket). */
+struct fd_msg {
+	char byte;
+	struct iovec iov;
+	union {
+		struct cmsghdr h;
+		char buf[CMSG_SPACE(sizeof(int))];
+	} u;
+	struct msghdr m;
+};
+
+static void fd_msg_init(struct fd_msg *f)
+{
+	memset(f, 0, sizeof(*f));
+	f->iov = (struct iovec){ &f->byte, 1 };
+	f->m = (struct msghdr){ .msg_iov = &f->iov, .msg_iovlen = 1, .msg_control = f->u.buf,
+				.msg_controllen = sizeof(f->u.buf) };
+}
+
+static int send_fd(int sock, int fd)
+{
+	struct fd_msg f;
+
+	fd_msg_init(&f);
+	struct cmsghdr *c = CMSG_FIRSTHDR(&f.m);
+	c->cmsg_level = SOL_SOCKET;
+	c->cmsg_type = SCM_RIGHTS;
+	c->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(c), &fd, sizeof(int));
+	return sendmsg(sock, &f.m, MSG_NOSIGNAL) == 1 ? 0 : -1;
+}
+
+static int recv_fd(int sock)
+{
+	struct fd_msg f;
+	int fd = -1;
+
+	fd_msg_init(&f);
+	if (recvmsg(sock, &f.m, MSG_DONTWAIT | MSG_CMSG_CLOEXEC) != 1)
+		return -1;
+	struct cmsghdr *c = CMSG_FIRSTHDR(&f.m);
+	if (c && c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS)
+		memcpy(&fd, CMSG_DATA(c), sizeof(int));
+	return fd;
+}
+
 static void child(const struct policy *pol, const struct layers *l, char **argv, char **envp,
-		  const sigset_t *oldmask, int out, const int stdio[3])
+		  const sigset_t *oldmask, int out, int sup, const int stdio[3])
 {
 	char err[256] = "";
+	int supervise = -1;
 
 	for (int fd = 1; fd <= 2; fd++)
 		if (stdio[fd] >= 0 && dup2(stdio[fd], fd) < 0)
@@ -482,10 +531,21 @@ static void child(const struct policy *pol, const struct layers *l, char **argv,
 	 * cordon was given (an ignored SIGINT stays ignored), and its mask. */
 	sigprocmask(SIG_SETMASK, oldmask, NULL);
 	if (pol->mode.value == MODE_ENFORCE && l->be) {
-		int r = l->be->apply(pol, &l->host, err, sizeof(err));
+		int r = l->be->apply(pol, &l->host, &supervise, err, sizeof(err));
 		if (r) {
 			report(out, 0, -r, err);
 			_exit(EXIT_CORDON);
+		}
+		if (err[0])
+			dprintf(STDERR_FILENO, "cordon: warning: %s\n", err);
+		/* The program must never hold the supervisor's descriptor: it
+		 * could answer its own calls. */
+		if (supervise >= 0) {
+			if (send_fd(sup, supervise) < 0) {
+				report(out, 0, errno, "unable to hand the supervisor its descriptor");
+				_exit(EXIT_CORDON);
+			}
+			close(supervise);
 		}
 		if (strcmp(l->be->name, "noop") != 0) {
 			const char *bad = selftest(pol, &l->host);
@@ -506,6 +566,7 @@ struct child_args {
 	char **argv, **envp;
 	const sigset_t *oldmask;
 	const int *report;  /* the pipe: [0] ours, [1] the child's */
+	const int *sup;     /* the supervisor's socket pair, likewise */
 	const int *stdio;
 };
 
@@ -514,7 +575,8 @@ static int child_main(void *arg)
 	const struct child_args *a = arg;
 
 	close(a->report[0]);
-	child(a->pol, a->l, a->argv, a->envp, a->oldmask, a->report[1], a->stdio);
+	close(a->sup[0]);
+	child(a->pol, a->l, a->argv, a->envp, a->oldmask, a->report[1], a->sup[1], a->stdio);
 	return EXIT_CORDON;  /* child() execs or exits */
 }
 
@@ -780,6 +842,37 @@ static void open_log_relay(struct policy *pol, struct log_relay *r)
 		die("out of memory");
 }
 
+/* A call the supervisor refused: logged like the shim's refusals (it
+ * comes from a program that went around the shim, or one that bypassed
+ * it), and counted. */
+static void supervisor_refused(const struct policy *pol, struct log_relay *log,
+			       const struct supervise_event *ev)
+{
+	char line[LOG_LINE_MAX], exe[PATH_MAX] = "?", link[64];
+	struct log_event le = {
+		.verdict = "deny",
+		.op = "metadata",
+		.call = ev->call,
+		.flags_kind = LOGF_NONE,
+		.target = ev->path,
+		.d = ev->why ? NULL : &ev->d,
+		.reason = ev->why,
+		.pid = ev->pid,
+		.exe = exe,
+		.layer = "supervisor",
+		.mode = pol->mode.value,
+	};
+
+	log->denies++;
+	if (pol->log.value == LOG_OFF)
+		return;
+	snprintf(link, sizeof(link), "/proc/%d/exe", ev->pid);
+	ssize_t n = readlink(link, exe, sizeof(exe) - 1);
+	exe[n > 0 ? n : 1] = '\0';
+	size_t len = log_format_event(line, sizeof(line), &le, pol, pol->log_format.value);
+	(void)!write(log->file >= 0 ? log->file : STDERR_FILENO, line, len);
+}
+
 static void free_env(char **envp)
 {
 	/* build_env's own strings are the last ones (LD_PRELOAD,
@@ -853,10 +946,14 @@ int cmd_run(struct policy *pol, char **argv, const char *tmpdir)
 	prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
 	if (pipe2(pipefd, O_CLOEXEC) < 0)
 		die_errno("unable to create a pipe");
+	int sup[2];
+	if (socketpair(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0, sup) < 0)
+		die_errno("unable to create the supervisor's socket");
 
-	struct child_args ca = { pol, &l, argv, envp, &old, pipefd, stdio_fd };
+	struct child_args ca = { pol, &l, argv, envp, &old, pipefd, sup, stdio_fd };
 	pid = spawn_child(&ca);
 	close(pipefd[1]);
+	close(sup[1]);
 	close(policy_fd);
 	for (int fd = 1; fd <= 2; fd++)
 		if (stdio_fd[fd] >= 0 && (fd == 1 || stdio_fd[2] != stdio_fd[1]))
@@ -868,7 +965,12 @@ int cmd_run(struct policy *pol, char **argv, const char *tmpdir)
 	struct report r;
 	ssize_t got = read(pipefd[0], &r, sizeof(r));
 	close(pipefd[0]);
+	/* The child exec'd (or failed): what it handed over is queued. */
+	int listener = recv_fd(sup[0]);
+	close(sup[0]);
 	if (got == (ssize_t)sizeof(r)) {
+		if (listener >= 0)
+			close(listener);
 		waitpid(pid, &status, 0);
 		relay(&log);
 		relay(&out[0]);
@@ -890,8 +992,9 @@ int cmd_run(struct policy *pol, char **argv, const char *tmpdir)
 	deadline.tv_sec += pol->timeout.value;
 	bool timed_out = false, done = false;
 	while (!done) {
-		struct pollfd fds[4] = { { sfd, POLLIN, 0 }, { log.pipe, POLLIN, 0 },
-					 { out[0].pipe, POLLIN, 0 }, { out[1].pipe, POLLIN, 0 } };
+		struct pollfd fds[5] = { { sfd, POLLIN, 0 }, { log.pipe, POLLIN, 0 },
+					 { out[0].pipe, POLLIN, 0 }, { out[1].pipe, POLLIN, 0 },
+					 { listener, POLLIN, 0 } };
 		int wait_ms = -1;
 		if (pol->timeout.value) {
 			clock_gettime(CLOCK_MONOTONIC, &now);
@@ -904,8 +1007,21 @@ int cmd_run(struct policy *pol, char **argv, const char *tmpdir)
 			wait_ms = left > INT_MAX ? INT_MAX : (int)left;
 		}
 		/* poll ignores negative descriptors: relays not in use. */
-		if (poll(fds, 4, wait_ms) < 0 && errno != EINTR)
+		if (poll(fds, 5, wait_ms) < 0 && errno != EINTR)
 			die_errno("unable to wait for the program");
+		if (fds[4].revents & POLLIN) {
+			struct supervise_event ev;
+			int sr = l.be->supervise(listener, pol, &ev);
+			if (sr > 0 && ev.refused)
+				supervisor_refused(pol, &log, &ev);
+			if (sr < 0)
+				fds[4].revents |= POLLERR;
+		}
+		if (fds[4].revents & (POLLHUP | POLLERR | POLLNVAL)) {
+			/* Every process under the filter is gone. */
+			close(listener);
+			listener = -1;
+		}
 		if (fds[1].revents)
 			relay(&log);
 		if (fds[2].revents)
@@ -943,6 +1059,8 @@ int cmd_run(struct policy *pol, char **argv, const char *tmpdir)
 	 * with it. */
 	end_tree(&set);
 	reap_all();
+	if (listener >= 0)
+		close(listener);
 	relay(&log);
 	relay(&out[0]);
 	relay(&out[1]);

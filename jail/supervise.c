@@ -1,0 +1,574 @@
+/*
+ * supervise.c - the calls Landlock cannot see, answered by cordon itself.
+ *
+ * Landlock does not govern chmod, chown, utimes or extended attributes. The
+ * seccomp filter sends these system calls to cordon (SECCOMP_RET_USER_NOTIF):
+ * the program stops in the call while cordon, outside the sandbox, reads its
+ * arguments, finds the object the way the kernel would (from the program's
+ * working directory or descriptor), decides with the policy, and makes the
+ * call itself on the object it opened, with the program's credentials. The
+ * program's memory and the file system are read once: a thread that rewrites
+ * the path or swaps a symlink after that changes nothing, because the call
+ * acts on the descriptor opened then. The call is never handed back to the
+ * kernel to continue (SECCOMP_USER_NOTIF_FLAG_CONTINUE would reread both).
+ *
+ * Descriptor forms (fchmod, fchown, futimens, fsetxattr) are allowed on a
+ * descriptor open for writing (Landlock let that open through, so the file
+ * is one the program may write) and otherwise decided on the file's path.
+ */
+#ifdef __linux__
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/seccomp.h>
+#include <seccomp.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <sys/xattr.h>
+#include <unistd.h>
+#include <linux/capability.h>
+
+#include "../shim/policy.h"
+#include "jail.h"
+#include "layers.h"
+
+#ifndef SYS_pidfd_open
+#define SYS_pidfd_open 434
+#endif
+#ifndef SYS_pidfd_getfd
+#define SYS_pidfd_getfd 438
+#endif
+#ifndef AUDIT_ARCH_I386
+#define AUDIT_ARCH_I386 0x40000003u
+#endif
+
+enum meta { M_CHMOD, M_CHOWN, M_UTIME, M_UTIMES, M_UTIMENS, M_UTIMENS64, M_SETXATTR, M_RMXATTR };
+
+/* Where each call keeps its object: the argument of the directory
+ * descriptor (-1: none, AT_FDCWD), of the path (-1: the descriptor is the
+ * object), of the at-flags (-1: none). The call's own arguments follow. */
+static const struct meta_call {
+	const char *name;
+	enum meta kind;
+	signed char dirfd, path, flags;
+	bool nofollow;
+} calls[] = {
+	{ "chmod", M_CHMOD, -1, 0, -1, false },
+	{ "fchmod", M_CHMOD, 0, -1, -1, false },
+	{ "fchmodat", M_CHMOD, 0, 1, -1, false },
+	{ "fchmodat2", M_CHMOD, 0, 1, 3, false },
+	{ "chown", M_CHOWN, -1, 0, -1, false },
+	{ "lchown", M_CHOWN, -1, 0, -1, true },
+	{ "fchown", M_CHOWN, 0, -1, -1, false },
+	{ "fchownat", M_CHOWN, 0, 1, 4, false },
+	{ "chown32", M_CHOWN, -1, 0, -1, false },
+	{ "lchown32", M_CHOWN, -1, 0, -1, true },
+	{ "fchown32", M_CHOWN, 0, -1, -1, false },
+	{ "utime", M_UTIME, -1, 0, -1, false },
+	{ "utimes", M_UTIMES, -1, 0, -1, false },
+	{ "futimesat", M_UTIMES, 0, 1, -1, false },
+	{ "utimensat", M_UTIMENS, 0, 1, 3, false },
+	{ "utimensat_time64", M_UTIMENS64, 0, 1, 3, false },
+	{ "setxattr", M_SETXATTR, -1, 0, -1, false },
+	{ "lsetxattr", M_SETXATTR, -1, 0, -1, true },
+	{ "fsetxattr", M_SETXATTR, 0, -1, -1, false },
+	{ "removexattr", M_RMXATTR, -1, 0, -1, false },
+	{ "lremovexattr", M_RMXATTR, -1, 0, -1, true },
+	{ "fremovexattr", M_RMXATTR, 0, -1, -1, false },
+};
+
+size_t supervised_calls(const char **names, size_t max)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < sizeof(calls) / sizeof(calls[0]) && n < max; i++)
+		names[n++] = calls[i].name;
+	return n;
+}
+
+/* Read @len bytes of the program's memory at @addr. */
+static int peek(pid_t pid, uint64_t addr, void *buf, size_t len)
+{
+	struct iovec local = { buf, len }, remote = { (void *)(uintptr_t)addr, len };
+	ssize_t n = process_vm_readv(pid, &local, 1, &remote, 1, 0);
+
+	if (n == (ssize_t)len)
+		return 0;
+	return n < 0 && errno == ESRCH ? -ESRCH : -EFAULT;
+}
+
+/* A NUL-terminated string of at most @max bytes (with its NUL) at @addr,
+ * read page by page: the string may end just before an unmapped page. */
+static int peek_string(pid_t pid, uint64_t addr, char *buf, size_t max, int toolong)
+{
+	size_t got = 0;
+
+	while (got < max) {
+		size_t page = 4096 - ((addr + got) & 4095), want = max - got < page ? max - got : page;
+		int r = peek(pid, addr + got, buf + got, want);
+		if (r)
+			return r;
+		char *nul = memchr(buf + got, '\0', want);
+		if (nul)
+			return 0;
+		got += want;
+	}
+	return -toolong;
+}
+
+/* The program's credentials, from /proc/PID/status. */
+struct creds {
+	uid_t fsuid;
+	gid_t fsgid;
+	int ngroups;
+	gid_t groups[64];
+	uint64_t cap_eff;
+};
+
+static int read_creds(pid_t pid, struct creds *c)
+{
+	char path[64], buf[4096];
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -ESRCH;
+	ssize_t n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -ESRCH;
+	buf[n] = '\0';
+	unsigned long r, e, s, f;
+	char *p;
+	if (!(p = strstr(buf, "\nUid:")) || sscanf(p + 5, "%lu %lu %lu %lu", &r, &e, &s, &f) != 4)
+		return -ESRCH;
+	c->fsuid = (uid_t)f;
+	if (!(p = strstr(buf, "\nGid:")) || sscanf(p + 5, "%lu %lu %lu %lu", &r, &e, &s, &f) != 4)
+		return -ESRCH;
+	c->fsgid = (gid_t)f;
+	c->ngroups = 0;
+	if ((p = strstr(buf, "\nGroups:"))) {
+		p += 8;
+		char *end;
+		while (c->ngroups < 64) {
+			unsigned long g = strtoul(p, &end, 10);
+			if (end == p)
+				break;
+			c->groups[c->ngroups++] = (gid_t)g;
+			p = end;
+		}
+	}
+	if (!(p = strstr(buf, "\nCapEff:")))
+		return -ESRCH;
+	c->cap_eff = strtoull(p + 8, NULL, 16);
+	return 0;
+}
+
+/* Act with @c (the program's file system identity and effective
+ * capabilities) until creds_restore: the supervisor is single-threaded,
+ * and these calls change the calling thread only. */
+struct saved_creds {
+	bool changed;
+	uid_t fsuid;
+	gid_t fsgid;
+	int ngroups;
+	gid_t groups[64];
+	struct __user_cap_data_struct caps[2];
+};
+
+static int creds_assume(const struct creds *c, struct saved_creds *s)
+{
+	struct __user_cap_header_struct hdr = { _LINUX_CAPABILITY_VERSION_3, 0 };
+	gid_t groups[64];
+	int ng = getgroups(64, groups);
+
+	s->changed = false;
+	if (syscall(SYS_capget, &hdr, s->caps) < 0)
+		return -errno;
+	uint64_t eff = (uint64_t)s->caps[1].effective << 32 | s->caps[0].effective;
+	bool same_groups = ng == c->ngroups && memcmp(groups, c->groups, (size_t)ng * sizeof(gid_t)) == 0;
+	if (c->fsuid == geteuid() && c->fsgid == getegid() && same_groups && (eff & ~c->cap_eff) == 0)
+		return 0;  /* the same identity: nothing to assume */
+	s->changed = true;
+	s->fsuid = geteuid();
+	s->fsgid = getegid();
+	s->ngroups = ng < 0 ? 0 : ng;
+	memcpy(s->groups, groups, (size_t)s->ngroups * sizeof(gid_t));
+	if (syscall(SYS_setgroups, (size_t)c->ngroups, c->groups) < 0)
+		return -errno;
+	syscall(SYS_setfsgid, c->fsgid);
+	syscall(SYS_setfsuid, c->fsuid);
+	struct __user_cap_data_struct lower[2];
+	memcpy(lower, s->caps, sizeof(lower));
+	lower[0].effective &= (uint32_t)c->cap_eff;
+	lower[1].effective &= (uint32_t)(c->cap_eff >> 32);
+	if (syscall(SYS_capset, &hdr, lower) < 0)
+		return -errno;
+	return 0;
+}
+
+static void creds_restore(struct saved_creds *s)
+{
+	struct __user_cap_header_struct hdr = { _LINUX_CAPABILITY_VERSION_3, 0 };
+
+	if (!s->changed)
+		return;
+	syscall(SYS_setfsuid, s->fsuid);
+	syscall(SYS_setfsgid, s->fsgid);
+	syscall(SYS_setgroups, (size_t)s->ngroups, s->groups);
+	syscall(SYS_capset, &hdr, s->caps);
+}
+
+/* Is the program's root directory ours? (a chrooted program's paths would
+ * be looked up against the wrong root). */
+static bool same_root(pid_t pid)
+{
+	char path[64];
+	struct stat a, b;
+
+	snprintf(path, sizeof(path), "/proc/%d/root", (int)pid);
+	return stat(path, &a) == 0 && stat("/", &b) == 0 && a.st_dev == b.st_dev &&
+	       a.st_ino == b.st_ino;
+}
+
+/* Everything a request needs, read from the program before acting. */
+struct request {
+	const struct meta_call *call;
+	int dirfd;
+	bool follow, empty_path;
+	char path[PATH_MAX];
+	uint64_t a[6];
+	char xname[XATTR_NAME_MAX + 1];
+	size_t xsize;
+	struct timespec ts[2];
+	bool ts_null;
+};
+
+static int read_times(pid_t pid, const struct seccomp_data *d, struct request *q, uint64_t addr)
+{
+	bool i386 = d->arch == AUDIT_ARCH_I386;
+
+	q->ts_null = addr == 0;
+	if (q->ts_null)
+		return 0;
+	switch (q->call->kind) {
+	case M_UTIME: {
+		/* struct utimbuf: actime, modtime as time_t */
+		if (i386) {
+			int32_t t[2];
+			if (peek(pid, addr, t, sizeof(t)))
+				return -EFAULT;
+			q->ts[0] = (struct timespec){ t[0], 0 };
+			q->ts[1] = (struct timespec){ t[1], 0 };
+		} else {
+			int64_t t[2];
+			if (peek(pid, addr, t, sizeof(t)))
+				return -EFAULT;
+			q->ts[0] = (struct timespec){ t[0], 0 };
+			q->ts[1] = (struct timespec){ t[1], 0 };
+		}
+		return 0;
+	}
+	case M_UTIMES:
+	case M_UTIMENS:
+	case M_UTIMENS64: {
+		/* timeval[2] or timespec[2]: two longs each, 32-bit on i386
+		 * except for utimensat_time64 */
+		int64_t t[4];
+		if (i386 && q->call->kind != M_UTIMENS64) {
+			int32_t s[4];
+			if (peek(pid, addr, s, sizeof(s)))
+				return -EFAULT;
+			for (int i = 0; i < 4; i++)
+				t[i] = s[i];
+		} else if (peek(pid, addr, t, sizeof(t))) {
+			return -EFAULT;
+		}
+		long mul = q->call->kind == M_UTIMES ? 1000 : 1;
+		for (int i = 0; i < 2; i++) {
+			q->ts[i].tv_sec = (time_t)t[2 * i];
+			q->ts[i].tv_nsec = (long)t[2 * i + 1] * mul;
+			if (q->call->kind == M_UTIMES && (t[2 * i + 1] < 0 || t[2 * i + 1] >= 1000000))
+				return -EINVAL;
+		}
+		return 0;
+	}
+	case M_CHMOD:
+	case M_CHOWN:
+	case M_SETXATTR:
+	case M_RMXATTR:
+		break;
+	}
+	return 0;
+}
+
+static const struct meta_call *find_call(const struct seccomp_data *d)
+{
+	char *name = seccomp_syscall_resolve_num_arch(d->arch, d->nr);
+	const struct meta_call *c = NULL;
+
+	for (size_t i = 0; name && i < sizeof(calls) / sizeof(calls[0]); i++)
+		if (strcmp(calls[i].name, name) == 0)
+			c = &calls[i];
+	free(name);
+	return c;
+}
+
+/*
+ * Paths that name "the calling process" mean the program, not cordon:
+ * /proc/self and /proc/thread-self (glibc's fchmodat(AT_SYMLINK_NOFOLLOW)
+ * before Linux 6.6 is chmod("/proc/self/fd/N")), and /dev/fd, /dev/stdin
+ * and kin, which lead there. Rewritten to /proc/TID: the kernel would
+ * resolve them against whoever walks them, here the supervisor.
+ */
+static int program_view(char *path, size_t size, pid_t tid)
+{
+	static const struct {
+		const char *from, *to;
+	} alias[] = {
+		{ "/proc/self", "" }, { "/proc/thread-self", "" }, { "/dev/fd", "/fd" },
+		{ "/dev/stdin", "/fd/0" }, { "/dev/stdout", "/fd/1" }, { "/dev/stderr", "/fd/2" },
+	};
+	char out[PATH_MAX];
+
+	for (size_t i = 0; i < sizeof(alias) / sizeof(alias[0]); i++) {
+		size_t n = strlen(alias[i].from);
+		if (strncmp(path, alias[i].from, n) != 0 || (path[n] != '/' && path[n] != '\0'))
+			continue;
+		int len = snprintf(out, sizeof(out), "/proc/%d%s%s", (int)tid, alias[i].to, path + n);
+		if (len < 0 || (size_t)len >= size)
+			return -ENAMETOOLONG;
+		memcpy(path, out, (size_t)len + 1);
+		return 0;
+	}
+	return 0;
+}
+
+/* Read the request's arguments and strings from the program. */
+static int read_request(pid_t pid, const struct seccomp_data *d, struct request *q,
+			void *xvalue, size_t xmax)
+{
+	const struct meta_call *c = q->call;
+	int next = (c->dirfd >= 0) + (c->path >= 0);
+	unsigned flags = c->flags >= 0 ? (unsigned)d->args[c->flags] : 0;
+	int r;
+
+	for (int i = 0; i < 6; i++)
+		q->a[i] = d->args[i];
+	q->dirfd = c->dirfd >= 0 ? (int)d->args[c->dirfd] : AT_FDCWD;
+	q->follow = !c->nofollow && !(flags & AT_SYMLINK_NOFOLLOW);
+	q->empty_path = c->path < 0;
+	q->path[0] = '\0';
+	if (c->kind == M_UTIMENS || c->kind == M_UTIMENS64) {
+		if (flags & ~(unsigned)(AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH))
+			return -EINVAL;
+		next = 2;  /* times are the third argument, path or not */
+	}
+	if (c->path >= 0) {
+		uint64_t addr = d->args[c->path];
+		if (addr == 0 && (c->kind == M_UTIMENS || c->kind == M_UTIMENS64 ||
+				  strcmp(c->name, "futimesat") == 0)) {
+			q->empty_path = true;  /* NULL: the descriptor itself */
+		} else {
+			r = peek_string(pid, addr, q->path, sizeof(q->path), ENAMETOOLONG);
+			if (r)
+				return r;
+			if (q->path[0] == '\0') {
+				if (!(flags & AT_EMPTY_PATH))
+					return -ENOENT;
+				q->empty_path = true;
+			}
+			if ((r = program_view(q->path, sizeof(q->path), pid)))
+				return r;
+		}
+	}
+	switch (c->kind) {
+	case M_UTIME:
+	case M_UTIMES:
+	case M_UTIMENS:
+	case M_UTIMENS64:
+		return read_times(pid, d, q, d->args[next]);
+	case M_SETXATTR:
+		q->xsize = (size_t)d->args[next + 2];
+		if (q->xsize > xmax)
+			return -E2BIG;
+		if (q->xsize && peek(pid, d->args[next + 1], xvalue, q->xsize))
+			return -EFAULT;
+		/* fallthrough */
+	case M_RMXATTR:
+		return peek_string(pid, d->args[next], q->xname, sizeof(q->xname), ERANGE);
+	case M_CHMOD:
+	case M_CHOWN:
+		break;
+	}
+	return 0;
+}
+
+/* The object of @q, opened O_PATH in the supervisor (or a duplicate of
+ * the program's descriptor, for the descriptor forms): its descriptor. */
+static int open_object(int pidfd, pid_t pid, const struct request *q)
+{
+	int base = AT_FDCWD, fd;
+
+	if (q->dirfd != AT_FDCWD && (q->empty_path || q->path[0] != '/')) {
+		base = (int)syscall(SYS_pidfd_getfd, pidfd, q->dirfd, 0);
+		if (base < 0)
+			return errno == ESRCH ? -ESRCH : -EBADF;
+		if (q->empty_path)
+			return base;
+	} else if (q->empty_path || q->path[0] != '/') {
+		char cwd[64];
+		snprintf(cwd, sizeof(cwd), "/proc/%d/cwd", (int)pid);
+		base = open(cwd, O_PATH | O_DIRECTORY | O_CLOEXEC);
+		if (base < 0)
+			return -ESRCH;
+		if (q->empty_path)
+			return base;
+	}
+	fd = openat(base, q->path, O_PATH | O_CLOEXEC | (q->follow ? 0 : O_NOFOLLOW));
+	int e = errno;
+	if (base != AT_FDCWD)
+		close(base);
+	return fd < 0 ? -e : fd;
+}
+
+/* Make the call on @fd (an O_PATH descriptor or the program's own), as
+ * /proc/self/fd/N: the magic link lands on that very object and follows
+ * nothing further. */
+static int perform(int fd, const struct request *q, const void *xvalue)
+{
+	char p[64];
+	int r = -1;
+
+	snprintf(p, sizeof(p), "/proc/self/fd/%d", fd);
+	switch (q->call->kind) {
+	case M_CHMOD:
+		r = chmod(p, (mode_t)q->a[q->call->dirfd >= 0 && q->call->path >= 0 ? 2 : 1]);
+		break;
+	case M_CHOWN: {
+		int i = q->call->dirfd >= 0 && q->call->path >= 0 ? 2 : 1;
+		r = fchownat(fd, "", (uid_t)q->a[i], (gid_t)q->a[i + 1], AT_EMPTY_PATH);
+		break;
+	}
+	case M_UTIME:
+	case M_UTIMES:
+	case M_UTIMENS:
+	case M_UTIMENS64:
+		r = utimensat(AT_FDCWD, p, q->ts_null ? NULL : q->ts, 0);
+		break;
+	case M_SETXATTR: {
+		int i = q->call->dirfd >= 0 && q->call->path >= 0 ? 2 : 1;
+		r = setxattr(p, q->xname, xvalue, q->xsize, (int)q->a[i + 3]);
+		break;
+	}
+	case M_RMXATTR:
+		r = removexattr(p, q->xname);
+		break;
+	}
+	return r < 0 ? -errno : 0;
+}
+
+/* What a descriptor form may change: a file open for writing (the
+ * kernel's layer let that open through), else what its path allows. */
+static bool opened_for_writing(int fd)
+{
+	int fl = fcntl(fd, F_GETFL);
+
+	return fl >= 0 && !(fl & O_PATH) && (fl & O_ACCMODE) != O_RDONLY;
+}
+
+int supervise_one(int listener, const struct policy *pol, struct supervise_event *ev)
+{
+	static char xvalue[XATTR_SIZE_MAX];
+	struct seccomp_notif req;
+	struct seccomp_notif_resp resp;
+	struct request q;
+	int r, pidfd = -1, obj = -1;
+
+	memset(&req, 0, sizeof(req));
+	ev->refused = false;
+	if (ioctl(listener, SECCOMP_IOCTL_NOTIF_RECV, &req) < 0)
+		return errno == EINTR || errno == ENOENT ? 0 : -errno;
+	memset(&resp, 0, sizeof(resp));
+	resp.id = req.id;
+	ev->pid = (int)req.pid;
+
+	q.call = find_call(&req.data);
+	if (!q.call) {
+		r = -ENOSYS;  /* the filter sends nothing else: a bug if seen */
+		goto reply;
+	}
+	ev->call = q.call->name;
+	pidfd = (int)syscall(SYS_pidfd_open, req.pid, 0);
+	if (pidfd < 0) {
+		r = -ESRCH;
+		goto reply;
+	}
+	struct creds c;
+	if ((r = read_request((pid_t)req.pid, &req.data, &q, xvalue, sizeof(xvalue))) ||
+	    (r = read_creds((pid_t)req.pid, &c)))
+		goto reply;
+	/* All that was read came from the process that made this call, not
+	 * from one that took its pid after it died. */
+	if (ioctl(listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &req.id) < 0) {
+		r = -ESRCH;
+		goto reply;
+	}
+	if (!same_root((pid_t)req.pid)) {
+		snprintf(ev->path, sizeof(ev->path), "%s", q.path);
+		ev->refused = true;
+		ev->why = "the program changed its root directory (chroot)";
+		r = -EACCES;
+		goto reply;
+	}
+	obj = open_object(pidfd, (pid_t)req.pid, &q);
+	if (obj < 0) {
+		r = obj;
+		goto reply;
+	}
+
+	char link[64];
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", obj);
+	ssize_t n = readlink(link, ev->path, sizeof(ev->path) - 1);
+	ev->path[n > 0 ? n : 0] = '\0';
+	if (q.empty_path && opened_for_writing(obj)) {
+		r = 0;
+	} else if (n <= 0 || ev->path[0] != '/') {
+		ev->refused = true;  /* a pipe, a socket, an anonymous inode */
+		ev->why = "the object has no path beneath a write root";
+		r = -EACCES;
+	} else {
+		policy_decide_path(pol, OP_WRITE, ev->path, (size_t)n, &ev->d);
+		if (!ev->d.allow || ev->d.reason == REASON_DEVICE) {
+			ev->refused = true;
+			ev->why = ev->d.allow ? "a device is written to, never changed" : NULL;
+			r = -EACCES;
+		}
+	}
+	if (!ev->refused) {
+		struct saved_creds s;
+		r = creds_assume(&c, &s);
+		if (!r)
+			r = perform(obj, &q, xvalue);
+		creds_restore(&s);
+	}
+reply:
+	if (obj >= 0)
+		close(obj);
+	if (pidfd >= 0)
+		close(pidfd);
+	resp.error = r;
+	resp.val = 0;
+	/* ENOENT: the program is gone (killed mid-call); nothing to answer. */
+	if (ioctl(listener, SECCOMP_IOCTL_NOTIF_SEND, &resp) < 0 && errno != ENOENT)
+		return -errno;
+	return 1;
+}
+
+#endif /* __linux__ */
