@@ -73,6 +73,8 @@ static size_t linux_features(const struct policy *pol, const struct jail_host *h
 		{ "io_uring, ptrace, mount, bpf, TIOCSTI", h->seccomp ? "seccomp" : NULL, NULL, false },
 		{ "chmod, chown, utimes, xattrs outside", h->seccomp ? "seccomp supervisor" : NULL,
 		  "refuses", false },
+		{ "writes beneath write-deny entries", NULL, "refuses (supervisor: metadata)",
+		  false },
 		{ "connect to unix sockets outside", NULL, "refuses unlisted ones", false },
 	};
 	size_t n = 0;

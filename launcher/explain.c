@@ -302,6 +302,8 @@ void explain_policy(const struct policy *pol, FILE *out)
 	if (pol->private_tmp.value)
 		fprintf(out, "  %-40s private-tmp yes\n", "(a private TMPDIR per run)");
 	print_paths(out, pol, PATH_READ_DENY, "read-deny");
+	if (pol->n_write_deny)
+		print_paths(out, pol, PATH_WRITE_DENY, "write-deny");
 	if (pol->n_socket)
 		print_paths(out, pol, PATH_SOCKET, "unix sockets");
 	print_setting(out, "net", net_mode_names[pol->net.value], pol->net.rule);

@@ -31,6 +31,8 @@ const struct directive directives[] = {
 	  "allow creating, changing and deleting beneath PATH (write implies read); PATH must exist unless written ?PATH" },
 	{ "read-deny", ARG_PATHS, NULL, 0, PATH_READ_DENY, "PATH...",
 	  "refuse reading (and writing) beneath PATH, even inside a write root; PATH need not exist" },
+	{ "write-deny", ARG_PATHS, NULL, 0, PATH_WRITE_DENY, "PATH...",
+	  "refuse creating, changing and deleting beneath PATH even inside a write root; reading stays allowed; PATH need not exist" },
 	{ "unix-socket", ARG_PATHS, NULL, 0, PATH_SOCKET, "PATH...",
 	  "allow connecting to the unix socket PATH (sockets beneath a write root are allowed anyway)" },
 	{ "net", ARG_ENUM, net_mode_names, offsetof(struct policy, net), 0, "none|isolated|all",
@@ -484,6 +486,8 @@ static int add_path(struct parse_ctx *ctx, const char *file, unsigned line,
 		p->n_write++;
 	else if (d->kind == PATH_READ_DENY)
 		p->n_read_deny++;
+	else if (d->kind == PATH_WRITE_DENY)
+		p->n_write_deny++;
 	else
 		p->n_socket++;
 	return 0;
@@ -1033,6 +1037,7 @@ int policy_serialize(const struct policy *p, FILE *out)
 	fprintf(out, "# compiled by cordon: every path resolved, every include read\n");
 	put_paths(out, p, PATH_WRITE, "write");
 	put_paths(out, p, PATH_READ_DENY, "read-deny");
+	put_paths(out, p, PATH_WRITE_DENY, "write-deny");
 	put_paths(out, p, PATH_SOCKET, "unix-socket");
 	fprintf(out, "net %s\n", net_mode_names[p->net.value]);
 	put_ports(out, &p->net_connect, "net-connect");

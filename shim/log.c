@@ -226,6 +226,7 @@ static const char *hint(const struct log_event *ev, char *buf, size_t size)
 	case REASON_DEVICE:
 	case REASON_DEVICE_ENTRY:
 	case REASON_READ_DENY:
+	case REASON_WRITE_DENY:
 	case REASON_WRITE_ROOT:
 	case REASON_READ_DEFAULT:
 	case REASON_SOCKET:

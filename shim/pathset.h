@@ -15,7 +15,7 @@
 
 #include <uthash.h>
 
-#define PATHSET_KINDS 4
+#define PATHSET_KINDS 5
 
 struct pathset_entry {
 	UT_hash_handle hh;

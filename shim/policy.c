@@ -129,6 +129,8 @@ void policy_decide_path(const struct policy *p, enum op op, const char *path, si
 
 	if (op == OP_CONNECT)
 		mask |= 1u << PATH_SOCKET;
+	else if (op != OP_READ && p->n_write_deny)
+		mask |= 1u << PATH_WRITE_DENY;
 	e = pathset_nearest(&p->paths, path, len, mask);
 	if (e && (e->kinds & 1u << PATH_DEVICE) && !(e->kinds & 1u << PATH_WRITE)) {
 		if (op == OP_WRITE)
@@ -139,6 +141,10 @@ void policy_decide_path(const struct policy *p, enum op op, const char *path, si
 	}
 	if (e && (e->kinds & 1u << PATH_READ_DENY)) {
 		decide(d, false, REASON_READ_DENY, e->data[PATH_READ_DENY], e->path);
+		return;
+	}
+	if (e && (e->kinds & mask & 1u << PATH_WRITE_DENY)) {
+		decide(d, false, REASON_WRITE_DENY, e->data[PATH_WRITE_DENY], e->path);
 		return;
 	}
 	if (e && (e->kinds & 1u << PATH_WRITE)) {
@@ -272,6 +278,7 @@ const char *reason_text(enum reason r)
 	case REASON_WRITE_ROOT:       return "inside write root";
 	case REASON_OUTSIDE_ROOTS:    return "outside write roots";
 	case REASON_READ_DENY:        return "inside read-deny";
+	case REASON_WRITE_DENY:       return "inside write-deny";
 	case REASON_READ_DEFAULT:     return "reads are allowed outside read-deny";
 	case REASON_SOCKET:           return "listed unix socket";
 	case REASON_NET_ALL:          return "network is all";

@@ -52,6 +52,7 @@ enum path_kind {
 	PATH_SOCKET,                 /* unix socket the program may connect to */
 	PATH_DEVICE,                 /* device the program may open for writing
 	                                and ioctl, but not create or remove */
+	PATH_WRITE_DENY,             /* read, never written, even in a root */
 };
 
 /* A scalar setting and the directive that set it last (NULL: built-in). */
@@ -86,7 +87,7 @@ struct strlist {
 
 struct policy {
 	struct pathset paths;         /* write roots, read-deny, sockets */
-	size_t n_write, n_read_deny, n_socket;
+	size_t n_write, n_read_deny, n_socket, n_write_deny;
 	struct strlist skipped;       /* optional roots that did not exist */
 	struct setting net;           /* enum net_mode */
 	struct port_list net_connect; /* TCP ports connect may reach */
@@ -133,6 +134,7 @@ enum reason {
 	REASON_POLICY_UNREADABLE,     /* deny: the shim could not read its policy */
 	REASON_DEVICE,                /* allow: a device every program may write */
 	REASON_DEVICE_ENTRY,          /* deny: creating or removing a device entry */
+	REASON_WRITE_DENY,            /* deny: beneath a write-deny entry */
 };
 
 struct decision {

@@ -1248,3 +1248,58 @@ ParameterizedTest(struct param *p, compat, outside_workspace_change_refused, .in
 	run_free(&bare);
 	run_free(&jail);
 }
+
+/*
+ * The agent policy's write-deny: inside the workspace, git works (init,
+ * add, commit, a branch), while its hooks and its config stay as they
+ * were: a program that plants a hook or rewrites core.hooksPath would run
+ * code outside the sandbox at the user's next git command. Checked from
+ * outside afterwards.
+ */
+Test(compat, agent_protects_git_hooks_and_config, .init = setup, .fini = teardown)
+{
+	char hooks[PATH_MAX], config[PATH_MAX];
+	size_t before_len, after_len;
+
+	if (access("/usr/bin/git", X_OK) != 0)
+		cr_skip("git is not installed");
+	struct run r0 = run_bare(W, "git init -q . && git config user.email t@example.org && "
+				    "git config user.name t && mkdir -p .git/hooks\n");
+	cr_assert(WIFEXITED(r0.raw) && WEXITSTATUS(r0.raw) == 0, "git init: %s", r0.err);
+	run_free(&r0);
+	snprintf(hooks, sizeof(hooks), "%s/.git/hooks/pre-commit", W);
+	snprintf(config, sizeof(config), "%s/.git/config", W);
+	char *before = slurp(config, &before_len);
+	cr_assert_not_null(before);
+
+	const char *script =
+		"echo a > a\n"
+		"git add a && git commit -qm one && git checkout -qb topic && echo ok-commit\n"
+		"printf '#!/bin/sh\\necho planted\\n' > .git/hooks/pre-commit 2>/dev/null || echo refused-hook\n"
+		"git config core.hooksPath /tmp/evil 2>/dev/null || echo refused-config\n"
+		"chmod 0777 .git/config 2>/dev/null || echo refused-chmod\n";
+	struct run r = run_in("jail", W, W, fmt("%s/tmp", B),
+			      (const char *const[]){ cordon_bin, "run", "--policy",
+						     fmt("%s/policy.d/agent", src_dir), "--workspace",
+						     W, "--", "/bin/sh", "-c", full_script(script), NULL });
+	skip_if_unsupported(&r);
+	cr_expect(WIFEXITED(r.raw) && WEXITSTATUS(r.raw) == 0, "%s\nstdout:\n%s\nstderr:\n%s",
+		  status_text(r.raw), r.out, r.err);
+	cr_expect(strstr(r.out, "ok-commit"), "git commit failed:\n%s\n%s", r.out, r.err);
+	cr_expect(strstr(r.out, "refused-hook") && strstr(r.out, "refused-config") &&
+			  strstr(r.out, "refused-chmod"),
+		  "a protected path was written:\n%s\n%s", r.out, r.err);
+	cr_expect(strstr(r.err, "inside write-deny"), "no refusal logged:\n%s", r.err);
+	run_free(&r);
+
+	struct stat st;
+	cr_expect_neq(lstat(hooks, &st), 0, "the hook was planted");
+	char *after = slurp(config, &after_len);
+	cr_assert_not_null(after);
+	cr_expect(before_len == after_len && memcmp(before, after, before_len) == 0,
+		  "the config changed:\n%s", after);
+	cr_expect_eq(stat(config, &st), 0);
+	cr_expect_neq(st.st_mode & 0777, 0777, "the config was re-moded");
+	free(before);
+	free(after);
+}

@@ -75,6 +75,10 @@ struct row {
 		"unix-socket ${WORKSPACE}/run/agent.sock\n" /* 2 */
 #define P_SOCKD "read-deny ${WORKSPACE}/run\n"              /* 1 */ \
 		"unix-socket ${WORKSPACE}/run/agent.sock\n" /* 2 */
+#define P_WDENY "write ${WORKSPACE}/proj\n"                 /* 1 */ \
+		"write-deny ${WORKSPACE}/proj/.git/hooks\n" /* 2 */ \
+		"write-deny ${WORKSPACE}/proj/secret\n"    /* 3 */ \
+		"write ${WORKSPACE}/proj/secret/cache\n"   /* 4 */
 #define N_DFLT  "# no net line: the built-in none\n"
 #define N_NONE  "net none\n"
 #define N_ISO   "net isolated\n"
@@ -121,6 +125,18 @@ static const struct row rows[] = {
 	{ P_DENY, OP_READ, "W/deny/out", ALLOW, REASON_WRITE_ROOT, 2 },
 	{ P_DENY, OP_READ, "W/denyx", ALLOW, REASON_READ_DEFAULT, 0 },
 	{ P_DENY, OP_CONNECT, "W/deny/s.sock", DENY, REASON_READ_DENY, 1 },
+	/* write-deny inside a write root: read, never written (data, entries,
+	 * metadata); a missing entry is covered; a root inside it wins */
+	{ P_WDENY, OP_WRITE, "W/proj/.git/hooks/pre-commit", DENY, REASON_WRITE_DENY, 2 },
+	{ P_WDENY, OP_WRITE_DATA, "W/proj/.git/hooks/pre-commit", DENY, REASON_WRITE_DENY, 2 },
+	{ P_WDENY, OP_WRITE, "W/proj/.git/hooks", DENY, REASON_WRITE_DENY, 2 },
+	{ P_WDENY, OP_READ, "W/proj/.git/hooks/pre-commit", ALLOW, REASON_WRITE_ROOT, 1 },
+	{ P_WDENY, OP_WRITE, "W/proj/.git/index.lock", ALLOW, REASON_WRITE_ROOT, 1 },
+	{ P_WDENY, OP_WRITE, "W/proj/.git/hooksx", ALLOW, REASON_WRITE_ROOT, 1 },
+	{ P_WDENY, OP_WRITE, "W/proj/secret/key", DENY, REASON_WRITE_DENY, 3 },
+	{ P_WDENY, OP_READ, "W/proj/secret/key", ALLOW, REASON_WRITE_ROOT, 1 },
+	{ P_WDENY, OP_WRITE, "W/proj/secret/cache/o", ALLOW, REASON_WRITE_ROOT, 4 },
+	{ P_WDENY, OP_CONNECT, "W/proj/secret/s.sock", ALLOW, REASON_WRITE_ROOT, 1 },
 	{ P_SAME, OP_WRITE, "W/proj/a", DENY, REASON_READ_DENY, 2 },
 	{ P_SAME, OP_READ, "W/proj", DENY, REASON_READ_DENY, 2 },
 	/* unix sockets (pathname): listed, unlisted, beneath a write root */
@@ -386,7 +402,7 @@ ParameterizedTest(size_t *i, decide, row_gives_expected_decision, .init = setup,
 	}
 	/* A decision made by a path entry names it; others match nothing. */
 	if (r->reason == REASON_WRITE_ROOT || r->reason == REASON_SOCKET ||
-	    r->reason == REASON_READ_DENY)
+	    r->reason == REASON_READ_DENY || r->reason == REASON_WRITE_DENY)
 		cr_expect_not_null(d.matched, "row %zu: %s", *i, what);
 	else
 		cr_expect_null(d.matched, "row %zu: %s: matched %s", *i, what, d.matched);
