@@ -125,11 +125,13 @@ static int peek_string(pid_t pid, uint64_t addr, char *buf, size_t max, int tool
 
 /* The program's credentials, from /proc/PID/status. */
 struct creds {
+	pid_t tgid;
 	uid_t fsuid;
 	gid_t fsgid;
 	int ngroups;
 	gid_t groups[64];
 	uint64_t cap_eff;
+	bool own_userns;    /* in a user namespace of its own: ids need mapping */
 };
 
 static int read_creds(pid_t pid, struct creds *c)
@@ -167,7 +169,45 @@ static int read_creds(pid_t pid, struct creds *c)
 	if (!(p = strstr(buf, "\nCapEff:")))
 		return -ESRCH;
 	c->cap_eff = strtoull(p + 8, NULL, 16);
+	if (!(p = strstr(buf, "\nTgid:")))
+		return -ESRCH;
+	c->tgid = (pid_t)strtol(p + 6, NULL, 10);
+	/* The ids above are shown in our namespace; the capabilities are
+	 * the program's in its own: in a user namespace of its own (userns
+	 * yes) they give it nothing over our files. */
+	struct stat a, b;
+	snprintf(path, sizeof(path), "/proc/%d/ns/user", (int)pid);
+	c->own_userns = stat(path, &a) != 0 || stat("/proc/self/ns/user", &b) != 0 ||
+			a.st_ino != b.st_ino || a.st_dev != b.st_dev;
+	if (c->own_userns)
+		c->cap_eff = 0;
 	return 0;
+}
+
+/* An id of the program's user namespace in ours (chown's arguments), by
+ * /proc/PID/{uid,gid}_map; -1 (unchanged) stays -1. -EINVAL if unmapped,
+ * as the kernel says. */
+static int map_id(pid_t pid, const char *which, uint32_t *id)
+{
+	char path[64], line[128];
+	int r = -EINVAL;
+
+	if (*id == (uint32_t)-1)
+		return 0;
+	snprintf(path, sizeof(path), "/proc/%d/%s_map", (int)pid, which);
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return -ESRCH;
+	unsigned long inside, outside, count;
+	while (r && fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%lu %lu %lu", &inside, &outside, &count) == 3 && *id >= inside &&
+		    *id - inside < count) {
+			*id = (uint32_t)(outside + (*id - inside));
+			r = 0;
+		}
+	}
+	fclose(f);
+	return r;
 }
 
 /* Act with @c (the program's file system identity and effective
@@ -412,9 +452,10 @@ static int read_request(pid_t pid, const struct seccomp_data *d, struct request 
 
 /* The object of @q, opened O_PATH in the supervisor (or a duplicate of
  * the program's descriptor, for the descriptor forms): its descriptor. */
-static int open_object(int pidfd, pid_t pid, const struct request *q)
+static int open_object(int pidfd, pid_t pid, const struct request *q, const struct creds *c)
 {
 	int base = AT_FDCWD, fd;
+	struct saved_creds s;
 
 	if (q->dirfd != AT_FDCWD && (q->empty_path || q->path[0] != '/')) {
 		base = (int)syscall(SYS_pidfd_getfd, pidfd, q->dirfd, 0);
@@ -431,8 +472,17 @@ static int open_object(int pidfd, pid_t pid, const struct request *q)
 		if (q->empty_path)
 			return base;
 	}
+	/* The walk is the program's: its search permissions, not ours. */
+	int e = creds_assume(c, &s);
+	if (e) {
+		if (base != AT_FDCWD)
+			close(base);
+		creds_restore(&s);
+		return e;
+	}
 	fd = openat(base, q->path, O_PATH | O_CLOEXEC | (q->follow ? 0 : O_NOFOLLOW));
-	int e = errno;
+	e = errno;
+	creds_restore(&s);
 	if (base != AT_FDCWD)
 		close(base);
 	return fd < 0 ? -e : fd;
@@ -505,15 +555,24 @@ int supervise_one(int listener, const struct policy *pol, struct supervise_event
 		goto reply;
 	}
 	ev->call = q.call->name;
-	pidfd = (int)syscall(SYS_pidfd_open, req.pid, 0);
-	if (pidfd < 0) {
-		r = -ESRCH;
-		goto reply;
-	}
 	struct creds c;
 	if ((r = read_request((pid_t)req.pid, &req.data, &q, xvalue, sizeof(xvalue))) ||
 	    (r = read_creds((pid_t)req.pid, &c)))
 		goto reply;
+	if (q.call->kind == M_CHOWN && c.own_userns) {
+		int i = q.call->dirfd >= 0 && q.call->path >= 0 ? 2 : 1;
+		uint32_t uid = (uint32_t)q.a[i], gid = (uint32_t)q.a[i + 1];
+		if ((r = map_id((pid_t)req.pid, "uid", &uid)) || (r = map_id((pid_t)req.pid, "gid", &gid)))
+			goto reply;
+		q.a[i] = uid;
+		q.a[i + 1] = gid;
+	}
+	/* req.pid is the calling thread; its descriptors are its process's. */
+	pidfd = (int)syscall(SYS_pidfd_open, c.tgid, 0);
+	if (pidfd < 0) {
+		r = -ESRCH;
+		goto reply;
+	}
 	/* All that was read came from the process that made this call, not
 	 * from one that took its pid after it died. */
 	if (ioctl(listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &req.id) < 0) {
@@ -527,7 +586,7 @@ int supervise_one(int listener, const struct policy *pol, struct supervise_event
 		r = -EACCES;
 		goto reply;
 	}
-	obj = open_object(pidfd, (pid_t)req.pid, &q);
+	obj = open_object(pidfd, (pid_t)req.pid, &q, &c);
 	if (obj < 0) {
 		r = obj;
 		goto reply;
@@ -537,12 +596,20 @@ int supervise_one(int listener, const struct policy *pol, struct supervise_event
 	snprintf(link, sizeof(link), "/proc/self/fd/%d", obj);
 	ssize_t n = readlink(link, ev->path, sizeof(ev->path) - 1);
 	ev->path[n > 0 ? n : 0] = '\0';
-	if (q.empty_path && opened_for_writing(obj)) {
-		r = 0;
-	} else if (n <= 0 || ev->path[0] != '/') {
-		ev->refused = true;  /* a pipe, a socket, an anonymous inode */
-		ev->why = "the object has no path beneath a write root";
-		r = -EACCES;
+	static const char deleted[] = " (deleted)";
+	if (n > (ssize_t)sizeof(deleted) && ev->path[0] == '/' &&
+	    strcmp(ev->path + n - (ssize_t)sizeof(deleted) + 1, deleted) == 0) {
+		n -= (ssize_t)sizeof(deleted) - 1;  /* unlinked: where it was */
+		ev->path[n] = '\0';
+	}
+	if (n <= 0 || ev->path[0] != '/') {
+		/* A pipe, a socket, a memfd: no path to decide on. Its own
+		 * writer may change it; nothing else may. */
+		if (!(q.empty_path && opened_for_writing(obj))) {
+			ev->refused = true;
+			ev->why = "the object has no path beneath a write root";
+			r = -EACCES;
+		}
 	} else {
 		policy_decide_path(pol, OP_WRITE, ev->path, (size_t)n, &ev->d);
 		if (!ev->d.allow || ev->d.reason == REASON_DEVICE) {

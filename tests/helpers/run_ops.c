@@ -38,12 +38,53 @@
  *   count DIR                RET: entries in DIR but . and ..; INFO: DIR
  *   pidfile PATH             write getpid() into PATH (libc)
  *
+ * Metadata (the calls the supervisor answers; MODE in octal):
+ *   sys-chmod PATH MODE      raw chmod
+ *   sys-fchmodat DIR NAME MODE FLAGS
+ *                            DIR opened with raw openat(O_PATH|O_DIRECTORY) ("-":
+ *                            AT_FDCWD); FLAGS "0": raw fchmodat(DIR, NAME, MODE),
+ *                            "nofollow": raw fchmodat2(.., AT_SYMLINK_NOFOLLOW)
+ *   sys-chown PATH UID GID   raw chown
+ *   sys-lchown PATH UID GID  raw lchown
+ *   sys-utimens PATH SEC     raw utimensat(AT_FDCWD, PATH, {SEC, SEC}, 0): atime
+ *                            and mtime both SEC seconds after the epoch
+ *   sys-setxattr PATH NAME VALUE
+ *                            raw setxattr(PATH, NAME, VALUE, strlen(VALUE), 0)
+ *   sys-removexattr PATH NAME
+ *                            raw removexattr
+ *   chmod-race ROOTFILE OUTSIDEFILE LINK N
+ *                            a thread turns LINK into a symlink to ROOTFILE, then
+ *                            to OUTSIDEFILE, and so on, as fast as it can (raw
+ *                            symlinkat to LINK.flip, renameat over LINK; LINK is
+ *                            made before the thread starts) while this one,
+ *                            once the thread has flipped twice, makes N raw
+ *                            chmod(LINK, 0777); RET 0;
+ *                            INFO: ok=CALLS,denied=CALLS,other=CALLS,flips=FLIPS,
+ *                            errno=E (calls that returned 0, failed with EACCES,
+ *                            failed otherwise (E: the first errno of those, or 0);
+ *                            flips made)
+ *   chmod-bytes-race ROOTFILE OUTSIDEFILE N
+ *                            a thread rewrites a buffer, byte by byte, from
+ *                            ROOTFILE to OUTSIDEFILE and back, as fast as it can,
+ *                            while this one (once the thread has flipped twice)
+ *                            makes N raw chmod(buffer, 0777);
+ *                            RET 0; INFO as for chmod-race
+ *   chmod-flood PATH THREADS N
+ *                            THREADS threads each make N raw chmod(PATH, MODE),
+ *                            MODE 0600 and 0640 in turn; RET: how many of the
+ *                            THREADS * N calls did not return 0; INFO: the errno
+ *                            of the first of those ("errno=E"), when there is one
+ *
  * Descriptors:
  *   fd-write N TEXT          raw write to descriptor N
  *   fd-truncate N            raw ftruncate(N, 0)
  *   fd-sum N                 RET: its size; INFO: an FNV-1a hash of its bytes
  *   fd-find PATH             the descriptor open on PATH (read from /proc/self/fd):
  *                            RET: its number, also put in ${FOUND_FD}
+ *   open-ro PATH             raw openat(O_RDONLY), kept open (across exec too):
+ *                            RET: the descriptor, also put in ${FOUND_FD}
+ *   open-rw PATH             the same with O_RDWR
+ *   fd-chmod N MODE          raw fchmod(N, MODE) (MODE in octal)
  *
  * Network:
  *   connect HOST PORT        libc socket + connect, TCP (HOST numeric IPv4)
@@ -90,6 +131,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -106,6 +148,10 @@
 #include <unistd.h>
 #ifndef RUN_OPS_STATIC
 #include <dlfcn.h>
+#endif
+
+#ifndef SYS_fchmodat2
+#define SYS_fchmodat2 452
 #endif
 
 extern char **environ;
@@ -175,6 +221,17 @@ static long num(const char *s)
 
 	if (!*s || *end)
 		usage("not a number");
+	return v;
+}
+
+/* An octal mode. */
+static long onum(const char *s)
+{
+	char *end;
+	long v = strtol(s, &end, 8);
+
+	if (!*s || *end)
+		usage("not an octal number");
 	return v;
 }
 
@@ -441,6 +498,155 @@ static int shim_loaded(void)
 	return found ? 0 : -1;
 }
 
+/* --- metadata ---------------------------------------------------------------- */
+
+/* Raw chmod, chown and lchown: the legacy calls where the architecture
+ * has them (the ones a static program makes), the *at forms elsewhere. */
+static long raw_chmod(const char *path, long mode)
+{
+#ifdef SYS_chmod
+	return syscall(SYS_chmod, path, mode);
+#else
+	return syscall(SYS_fchmodat, AT_FDCWD, path, mode);
+#endif
+}
+
+static long raw_chown(const char *path, long uid, long gid, int nofollow)
+{
+#if defined(SYS_chown) && defined(SYS_lchown)
+	return syscall(nofollow ? SYS_lchown : SYS_chown, path, uid, gid);
+#else
+	return syscall(SYS_fchownat, AT_FDCWD, path, uid, gid,
+		       nofollow ? AT_SYMLINK_NOFOLLOW : 0);
+#endif
+}
+
+/* The two races: a thread that changes what a name (or a buffer) means,
+ * while the operation's own thread chmods it. */
+static struct {
+	const char *root_file, *outside_file, *link;
+	char flip[PATH_MAX];
+	volatile char buf[PATH_MAX];
+	int stop;
+	long flips;  /* written by the flipper only; read once it has stopped, or atomically */
+} race;
+
+/* LINK -> ROOTFILE, LINK -> OUTSIDEFILE, ...: each time a new symlink
+ * renamed over LINK, so that LINK always exists. */
+static void *flip_link(void *arg)
+{
+	(void)arg;
+	for (long i = 0; !__atomic_load_n(&race.stop, __ATOMIC_ACQUIRE); i++) {
+		const char *target = i & 1 ? race.outside_file : race.root_file;
+		syscall(SYS_unlinkat, AT_FDCWD, race.flip, 0);
+		if (syscall(SYS_symlinkat, target, AT_FDCWD, race.flip) == 0 &&
+		    syscall(SYS_renameat2, AT_FDCWD, race.flip, AT_FDCWD, race.link, 0) == 0)
+			__atomic_add_fetch(&race.flips, 1, __ATOMIC_RELEASE);
+	}
+	return NULL;
+}
+
+/* The buffer: ROOTFILE, then OUTSIDEFILE, ..., a byte at a time (a reader
+ * may see any mixture of the two). */
+static void *flip_bytes(void *arg)
+{
+	(void)arg;
+	for (long i = 0; !__atomic_load_n(&race.stop, __ATOMIC_ACQUIRE); i++) {
+		const char *s = i & 1 ? race.outside_file : race.root_file;
+		size_t n = strlen(s);
+		for (size_t k = 0; k <= n; k++)
+			race.buf[k] = s[k];
+		__atomic_add_fetch(&race.flips, 1, __ATOMIC_RELEASE);
+	}
+	return NULL;
+}
+
+/* N raw chmod(@path, 0777) while @flipper runs; the tally in @info. */
+static struct outcome chmod_race(void *(*flipper)(void *), const char *path, long n,
+				 char *info, size_t size)
+{
+	struct outcome o = { 0, 0, NULL };
+	long ok = 0, denied = 0, other = 0;
+	int other_err = 0;
+	pthread_t th;
+	int r;
+
+	race.stop = 0;
+	race.flips = 0;
+	r = pthread_create(&th, NULL, flipper, NULL);
+	if (r) {
+		o.ret = -1;
+		o.err = r;
+		o.step = "pthread_create";
+		return o;
+	}
+	/* The race starts when the thread has made its first flip. */
+	while (__atomic_load_n(&race.flips, __ATOMIC_ACQUIRE) < 2)
+		sched_yield();
+	for (long i = 0; i < n; i++) {
+		if (raw_chmod(path, 0777) == 0)
+			ok++;
+		else if (errno == EACCES)
+			denied++;
+		else if (other++ == 0)
+			other_err = errno;
+	}
+	__atomic_store_n(&race.stop, 1, __ATOMIC_RELEASE);
+	pthread_join(th, NULL);
+	snprintf(info, size, "ok=%ld,denied=%ld,other=%ld,flips=%ld,errno=%d", ok, denied, other,
+		 race.flips, other_err);
+	return o;
+}
+
+struct flood {
+	const char *path;
+	long n, failed;
+	int first_err;
+	pthread_t th;
+};
+
+static void *flood_main(void *arg)
+{
+	struct flood *f = arg;
+
+	for (long i = 0; i < f->n; i++)
+		if (raw_chmod(f->path, i & 1 ? 0640 : 0600) != 0 && f->failed++ == 0)
+			f->first_err = errno;
+	return NULL;
+}
+
+/* @threads threads of @n chmods each: RET the calls that failed. */
+static struct outcome chmod_flood(const char *path, long threads, long n, char *info,
+				  size_t size)
+{
+	struct outcome o = { 0, 0, NULL };
+	struct flood f[64];
+	long started = 0;
+
+	if (threads < 1 || threads > 64)
+		usage("chmod-flood: THREADS must be 1 to 64");
+	for (long t = 0; t < threads; t++) {
+		f[t] = (struct flood){ .path = path, .n = n };
+		int r = pthread_create(&f[t].th, NULL, flood_main, &f[t]);
+		if (r) {
+			o.ret = -1;
+			o.err = r;
+			o.step = "pthread_create";
+			break;
+		}
+		started++;
+	}
+	for (long t = 0; t < started; t++) {
+		pthread_join(f[t].th, NULL);
+		if (o.ret >= 0) {
+			if (f[t].failed && !o.ret)
+				snprintf(info, size, "errno=%d", f[t].first_err);
+			o.ret += f[t].failed;
+		}
+	}
+	return o;
+}
+
 /* --- main --------------------------------------------------------------------- */
 
 static const struct {
@@ -450,8 +656,12 @@ static const struct {
 	{ "write", 2 }, { "sys-write", 2 }, { "sys-reopen", 2 }, { "rtld-write", 2 },
 	{ "dlopen-write", 2 }, { "uring-write", 2 }, { "sys-truncate", 1 }, { "sys-link", 2 },
 	{ "sys-rename", 2 }, { "sys-symlink", 2 }, { "sys-mount", 1 }, { "sys-unshare", 0 },
-	{ "count", 1 }, { "pidfile", 1 }, { "fd-write", 2 }, { "fd-truncate", 1 },
-	{ "fd-sum", 1 }, { "fd-find", 1 }, { "connect", 2 }, { "sys-connect", 2 }, { "uring-connect", 2 },
+	{ "count", 1 }, { "pidfile", 1 }, { "sys-chmod", 2 }, { "sys-fchmodat", 4 },
+	{ "sys-chown", 3 }, { "sys-lchown", 3 }, { "sys-utimens", 2 }, { "sys-setxattr", 3 },
+	{ "sys-removexattr", 2 }, { "chmod-race", 4 }, { "chmod-bytes-race", 3 },
+	{ "chmod-flood", 3 }, { "fd-write", 2 }, { "fd-truncate", 1 },
+	{ "fd-sum", 1 }, { "fd-find", 1 }, { "open-ro", 1 }, { "open-rw", 1 }, { "fd-chmod", 2 },
+	{ "connect", 2 }, { "sys-connect", 2 }, { "uring-connect", 2 },
 	{ "sys-udp", 3 }, { "sys-abstract", 1 }, { "sys-kill", 2 }, { "sys-ptrace", 1 },
 	{ "tiocsti", 0 }, { "fork", 1 }, { "sys-fork", 1 }, { "thread", 0 },
 	{ "spawn-tree", 2 }, { "trap-term", 1 }, { "sleep", 1 }, { "raise", 1 }, { "exit", 1 },
@@ -543,6 +753,57 @@ int main(int argc, char **argv)
 			char text[32];
 			snprintf(text, sizeof(text), "%d\n", (int)getpid());
 			o = write_with(open, a[0], O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, text);
+		} else if (strcmp(op, "sys-chmod") == 0) {
+			STEP(&o, "chmod", raw_chmod(a[0], onum(a[1])));
+		} else if (strcmp(op, "sys-fchmodat") == 0) {
+			long dir = AT_FDCWD;
+			bool nofollow = strcmp(a[3], "nofollow") == 0;
+			if (!nofollow && strcmp(a[3], "0") != 0)
+				usage("sys-fchmodat: FLAGS is 0 or nofollow");
+			if (strcmp(a[0], "-") != 0)
+				STEP(&o, "open", dir = syscall(SYS_openat, AT_FDCWD, a[0],
+							      O_PATH | O_DIRECTORY | O_CLOEXEC));
+			if (nofollow)
+				STEP(&o, "fchmodat2", syscall(SYS_fchmodat2, dir, a[1], onum(a[2]),
+							      AT_SYMLINK_NOFOLLOW));
+			else
+				STEP(&o, "fchmodat", syscall(SYS_fchmodat, dir, a[1], onum(a[2])));
+			if (dir >= 0)
+				syscall(SYS_close, dir);
+		} else if (strcmp(op, "sys-chown") == 0 || strcmp(op, "sys-lchown") == 0) {
+			STEP(&o, op + 4, raw_chown(a[0], num(a[1]), num(a[2]), op[4] == 'l'));
+		} else if (strcmp(op, "sys-utimens") == 0) {
+			struct timespec ts[2] = { { num(a[1]), 0 }, { num(a[1]), 0 } };
+			STEP(&o, "utimensat", syscall(SYS_utimensat, AT_FDCWD, a[0], ts, 0));
+		} else if (strcmp(op, "sys-setxattr") == 0) {
+			STEP(&o, "setxattr",
+			     syscall(SYS_setxattr, a[0], a[1], a[2], strlen(a[2]), 0));
+		} else if (strcmp(op, "sys-removexattr") == 0) {
+			STEP(&o, "removexattr", syscall(SYS_removexattr, a[0], a[1]));
+		} else if (strcmp(op, "chmod-race") == 0) {
+			race.root_file = a[0];
+			race.outside_file = a[1];
+			race.link = a[2];
+			snprintf(race.flip, sizeof(race.flip), "%s.flip", a[2]);
+			/* LINK exists (-> ROOTFILE) before the first chmod. */
+			syscall(SYS_unlinkat, AT_FDCWD, race.flip, 0);
+			STEP(&o, "setup", syscall(SYS_symlinkat, a[0], AT_FDCWD, race.flip));
+			STEP(&o, "setup", syscall(SYS_renameat2, AT_FDCWD, race.flip, AT_FDCWD,
+						  a[2], 0));
+			if (o.ret >= 0)
+				o = chmod_race(flip_link, a[2], num(a[3]), info, sizeof(info));
+			syscall(SYS_unlinkat, AT_FDCWD, race.flip, 0);
+		} else if (strcmp(op, "chmod-bytes-race") == 0) {
+			race.root_file = a[0];
+			race.outside_file = a[1];
+			if (strlen(a[0]) >= sizeof(race.buf) || strlen(a[1]) >= sizeof(race.buf))
+				usage("chmod-bytes-race: path too long");
+			for (size_t k = 0; k <= strlen(a[0]); k++)
+				race.buf[k] = a[0][k];
+			o = chmod_race(flip_bytes, (const char *)race.buf, num(a[2]), info,
+				       sizeof(info));
+		} else if (strcmp(op, "chmod-flood") == 0) {
+			o = chmod_flood(a[0], num(a[1]), num(a[2]), info, sizeof(info));
 		} else if (strcmp(op, "fd-write") == 0) {
 			STEP(&o, "write", syscall(SYS_write, num(a[0]), a[1], strlen(a[1])));
 		} else if (strcmp(op, "fd-truncate") == 0) {
@@ -579,6 +840,18 @@ int main(int argc, char **argv)
 				}
 			}
 			info[0] = '\0';
+		} else if (strcmp(op, "open-ro") == 0 || strcmp(op, "open-rw") == 0) {
+			long fd = -1;
+			STEP(&o, "open", fd = syscall(SYS_openat, AT_FDCWD, a[0],
+						      op[6] == 'o' ? O_RDONLY : O_RDWR));
+			if (fd >= 0) {
+				char v[32];
+				snprintf(v, sizeof(v), "%ld", fd);
+				setenv("FOUND_FD", v, 1);
+				o.ret = fd;
+			}
+		} else if (strcmp(op, "fd-chmod") == 0) {
+			STEP(&o, "fchmod", syscall(SYS_fchmod, num(a[0]), onum(a[1])));
 		} else if (strcmp(op, "connect") == 0) {
 			struct sockaddr_in sa;
 			int s = -1;
