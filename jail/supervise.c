@@ -134,6 +134,39 @@ struct creds {
 	bool own_userns;    /* in a user namespace of its own: ids need mapping */
 };
 
+/* The supervisor's own identity, which only creds_assume/creds_restore
+ * change and always put back: read once. */
+static struct {
+	bool known;
+	struct stat root, userns;
+	uid_t euid;
+	gid_t egid;
+	int ngroups;
+	gid_t groups[64];
+	struct __user_cap_data_struct caps[2];
+} self;
+
+static int self_known(void)
+{
+	struct __user_cap_header_struct hdr = { _LINUX_CAPABILITY_VERSION_3, 0 };
+
+	if (self.known)
+		return 0;
+	if (stat("/", &self.root) < 0 || stat("/proc/self/ns/user", &self.userns) < 0 ||
+	    (self.ngroups = getgroups(64, self.groups)) < 0 ||
+	    syscall(SYS_capget, &hdr, self.caps) < 0)
+		return -errno;
+	self.euid = geteuid();
+	self.egid = getegid();
+	self.known = true;
+	return 0;
+}
+
+static bool same_inode(const struct stat *a, const struct stat *b)
+{
+	return a->st_dev == b->st_dev && a->st_ino == b->st_ino;
+}
+
 static int read_creds(pid_t pid, struct creds *c)
 {
 	char path[64], buf[4096];
@@ -175,10 +208,9 @@ static int read_creds(pid_t pid, struct creds *c)
 	/* The ids above are shown in our namespace; the capabilities are
 	 * the program's in its own: in a user namespace of its own (userns
 	 * yes) they give it nothing over our files. */
-	struct stat a, b;
+	struct stat ns;
 	snprintf(path, sizeof(path), "/proc/%d/ns/user", (int)pid);
-	c->own_userns = stat(path, &a) != 0 || stat("/proc/self/ns/user", &b) != 0 ||
-			a.st_ino != b.st_ino || a.st_dev != b.st_dev;
+	c->own_userns = stat(path, &ns) != 0 || !same_inode(&ns, &self.userns);
 	if (c->own_userns)
 		c->cap_eff = 0;
 	return 0;
@@ -213,39 +245,24 @@ static int map_id(pid_t pid, const char *which, uint32_t *id)
 /* Act with @c (the program's file system identity and effective
  * capabilities) until creds_restore: the supervisor is single-threaded,
  * and these calls change the calling thread only. */
-struct saved_creds {
-	bool changed;
-	uid_t fsuid;
-	gid_t fsgid;
-	int ngroups;
-	gid_t groups[64];
-	struct __user_cap_data_struct caps[2];
-};
+static bool creds_changed;
 
-static int creds_assume(const struct creds *c, struct saved_creds *s)
+static int creds_assume(const struct creds *c)
 {
 	struct __user_cap_header_struct hdr = { _LINUX_CAPABILITY_VERSION_3, 0 };
-	gid_t groups[64];
-	int ng = getgroups(64, groups);
+	uint64_t eff = (uint64_t)self.caps[1].effective << 32 | self.caps[0].effective;
+	bool same_groups = self.ngroups == c->ngroups &&
+			   memcmp(self.groups, c->groups, (size_t)c->ngroups * sizeof(gid_t)) == 0;
 
-	s->changed = false;
-	if (syscall(SYS_capget, &hdr, s->caps) < 0)
-		return -errno;
-	uint64_t eff = (uint64_t)s->caps[1].effective << 32 | s->caps[0].effective;
-	bool same_groups = ng == c->ngroups && memcmp(groups, c->groups, (size_t)ng * sizeof(gid_t)) == 0;
-	if (c->fsuid == geteuid() && c->fsgid == getegid() && same_groups && (eff & ~c->cap_eff) == 0)
+	if (c->fsuid == self.euid && c->fsgid == self.egid && same_groups && (eff & ~c->cap_eff) == 0)
 		return 0;  /* the same identity: nothing to assume */
-	s->changed = true;
-	s->fsuid = geteuid();
-	s->fsgid = getegid();
-	s->ngroups = ng < 0 ? 0 : ng;
-	memcpy(s->groups, groups, (size_t)s->ngroups * sizeof(gid_t));
+	creds_changed = true;
 	if (syscall(SYS_setgroups, (size_t)c->ngroups, c->groups) < 0)
 		return -errno;
 	syscall(SYS_setfsgid, c->fsgid);
 	syscall(SYS_setfsuid, c->fsuid);
 	struct __user_cap_data_struct lower[2];
-	memcpy(lower, s->caps, sizeof(lower));
+	memcpy(lower, self.caps, sizeof(lower));
 	lower[0].effective &= (uint32_t)c->cap_eff;
 	lower[1].effective &= (uint32_t)(c->cap_eff >> 32);
 	if (syscall(SYS_capset, &hdr, lower) < 0)
@@ -253,16 +270,17 @@ static int creds_assume(const struct creds *c, struct saved_creds *s)
 	return 0;
 }
 
-static void creds_restore(struct saved_creds *s)
+static void creds_restore(void)
 {
 	struct __user_cap_header_struct hdr = { _LINUX_CAPABILITY_VERSION_3, 0 };
 
-	if (!s->changed)
+	if (!creds_changed)
 		return;
-	syscall(SYS_setfsuid, s->fsuid);
-	syscall(SYS_setfsgid, s->fsgid);
-	syscall(SYS_setgroups, (size_t)s->ngroups, s->groups);
-	syscall(SYS_capset, &hdr, s->caps);
+	creds_changed = false;
+	syscall(SYS_setfsuid, self.euid);
+	syscall(SYS_setfsgid, self.egid);
+	syscall(SYS_setgroups, (size_t)self.ngroups, self.groups);
+	syscall(SYS_capset, &hdr, self.caps);
 }
 
 /* Is the program's root directory ours? (a chrooted program's paths would
@@ -270,11 +288,10 @@ static void creds_restore(struct saved_creds *s)
 static bool same_root(pid_t pid)
 {
 	char path[64];
-	struct stat a, b;
+	struct stat a;
 
 	snprintf(path, sizeof(path), "/proc/%d/root", (int)pid);
-	return stat(path, &a) == 0 && stat("/", &b) == 0 && a.st_dev == b.st_dev &&
-	       a.st_ino == b.st_ino;
+	return stat(path, &a) == 0 && same_inode(&a, &self.root);
 }
 
 /* Everything a request needs, read from the program before acting. */
@@ -450,42 +467,22 @@ static int read_request(pid_t pid, const struct seccomp_data *d, struct request 
 	return 0;
 }
 
-/* The object of @q, opened O_PATH in the supervisor (or a duplicate of
- * the program's descriptor, for the descriptor forms): its descriptor. */
-static int open_object(int pidfd, pid_t pid, const struct request *q, const struct creds *c)
+/* Where the lookup of @q starts, fetched with the supervisor's rights
+ * (reaching into another process takes them): a duplicate of the
+ * program's directory descriptor, its working directory, or AT_FDCWD for
+ * an absolute path. For the descriptor forms this is the object itself. */
+static int open_base(int pidfd, pid_t pid, const struct request *q)
 {
-	int base = AT_FDCWD, fd;
-	struct saved_creds s;
-
-	if (q->dirfd != AT_FDCWD && (q->empty_path || q->path[0] != '/')) {
-		base = (int)syscall(SYS_pidfd_getfd, pidfd, q->dirfd, 0);
-		if (base < 0)
-			return errno == ESRCH ? -ESRCH : -EBADF;
-		if (q->empty_path)
-			return base;
-	} else if (q->empty_path || q->path[0] != '/') {
-		char cwd[64];
-		snprintf(cwd, sizeof(cwd), "/proc/%d/cwd", (int)pid);
-		base = open(cwd, O_PATH | O_DIRECTORY | O_CLOEXEC);
-		if (base < 0)
-			return -ESRCH;
-		if (q->empty_path)
-			return base;
+	if (!q->empty_path && q->path[0] == '/')
+		return AT_FDCWD;
+	if (q->dirfd != AT_FDCWD) {
+		int fd = (int)syscall(SYS_pidfd_getfd, pidfd, q->dirfd, 0);
+		return fd >= 0 ? fd : errno == ESRCH ? -ESRCH : -EBADF;
 	}
-	/* The walk is the program's: its search permissions, not ours. */
-	int e = creds_assume(c, &s);
-	if (e) {
-		if (base != AT_FDCWD)
-			close(base);
-		creds_restore(&s);
-		return e;
-	}
-	fd = openat(base, q->path, O_PATH | O_CLOEXEC | (q->follow ? 0 : O_NOFOLLOW));
-	e = errno;
-	creds_restore(&s);
-	if (base != AT_FDCWD)
-		close(base);
-	return fd < 0 ? -e : fd;
+	char cwd[64];
+	snprintf(cwd, sizeof(cwd), "/proc/%d/cwd", (int)pid);
+	int fd = open(cwd, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	return fd >= 0 ? fd : -ESRCH;
 }
 
 /* Make the call on @fd (an O_PATH descriptor or the program's own), as
@@ -556,7 +553,8 @@ int supervise_one(int listener, const struct policy *pol, struct supervise_event
 	}
 	ev->call = q.call->name;
 	struct creds c;
-	if ((r = read_request((pid_t)req.pid, &req.data, &q, xvalue, sizeof(xvalue))) ||
+	if ((r = self_known()) ||
+	    (r = read_request((pid_t)req.pid, &req.data, &q, xvalue, sizeof(xvalue))) ||
 	    (r = read_creds((pid_t)req.pid, &c)))
 		goto reply;
 	if (q.call->kind == M_CHOWN && c.own_userns) {
@@ -586,10 +584,27 @@ int supervise_one(int listener, const struct policy *pol, struct supervise_event
 		r = -EACCES;
 		goto reply;
 	}
-	obj = open_object(pidfd, (pid_t)req.pid, &q, &c);
-	if (obj < 0) {
-		r = obj;
+	int base = open_base(pidfd, (pid_t)req.pid, &q);
+	if (base < 0 && base != AT_FDCWD) {
+		r = base;
 		goto reply;
+	}
+	/* From here on, the program's rights: the lookup is its walk (its
+	 * search permissions, not ours), and the call is its call. */
+	if ((r = creds_assume(&c))) {
+		if (base >= 0)
+			close(base);
+		goto reply;
+	}
+	if (q.empty_path) {
+		obj = base;
+	} else {
+		obj = openat(base, q.path, O_PATH | O_CLOEXEC | (q.follow ? 0 : O_NOFOLLOW));
+		r = obj < 0 ? -errno : 0;
+		if (base >= 0)
+			close(base);
+		if (obj < 0)
+			goto reply;
 	}
 
 	char link[64];
@@ -618,14 +633,10 @@ int supervise_one(int listener, const struct policy *pol, struct supervise_event
 			r = -EACCES;
 		}
 	}
-	if (!ev->refused) {
-		struct saved_creds s;
-		r = creds_assume(&c, &s);
-		if (!r)
-			r = perform(obj, &q, xvalue);
-		creds_restore(&s);
-	}
+	if (!ev->refused)
+		r = perform(obj, &q, xvalue);
 reply:
+	creds_restore();
 	if (obj >= 0)
 		close(obj);
 	if (pidfd >= 0)
