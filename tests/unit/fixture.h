@@ -24,4 +24,37 @@ static inline int fixture_rmtree(const char *dir)
 	return nftw(dir, fixture_remove_entry, 16, FTW_DEPTH | FTW_PHYS | FTW_MOUNT);
 }
 
+#ifdef FIXTURE_TREE
+#include <limits.h>
+#include <stdarg.h>
+
+/* The suite's temporary tree, canonical (its setup fills it in). */
+static char T[128];
+
+/* $T/@rel in one of a ring of buffers: several may be live in one call. */
+static inline const char *tp(const char *rel)
+{
+	static char ring[32][PATH_MAX];
+	static unsigned next;
+	char *b = ring[next++ % 32];
+
+	snprintf(b, PATH_MAX, "%s/%s", T, rel);
+	return b;
+}
+
+/* printf into a ring buffer. */
+__attribute__((format(printf, 1, 2))) static inline const char *fmt(const char *f, ...)
+{
+	static char ring[16][PATH_MAX];
+	static unsigned next;
+	char *b = ring[next++ % 16];
+	va_list ap;
+
+	va_start(ap, f);
+	vsnprintf(b, PATH_MAX, f, ap);
+	va_end(ap);
+	return b;
+}
+#endif /* FIXTURE_TREE */
+
 #endif /* CORDON_TESTS_FIXTURE_H */

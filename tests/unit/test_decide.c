@@ -99,10 +99,10 @@ static const struct row rows[] = {
 	{ P_PROJ, OP_WRITE, "W/project/x", DENY, REASON_OUTSIDE_ROOTS, 0 },
 	{ P_PROJ, OP_WRITE, "W/pro", DENY, REASON_OUTSIDE_ROOTS, 0 },
 	{ P_PROJ, OP_WRITE, "W", DENY, REASON_OUTSIDE_ROOTS, 0 },
-	{ P_PROJ, OP_WRITE, "/etc/passwd", DENY, REASON_OUTSIDE_ROOTS, 0 },
+	{ P_PROJ, OP_WRITE, "W/elsewhere/passwd", DENY, REASON_OUTSIDE_ROOTS, 0 },
 	{ P_PROJ, OP_WRITE, "/", DENY, REASON_OUTSIDE_ROOTS, 0 },
 	{ "", OP_WRITE, "W/proj/x", DENY, REASON_OUTSIDE_ROOTS, 0 },
-	{ P_ROOT, OP_WRITE, "/etc/passwd", ALLOW, REASON_WRITE_ROOT, 1 },
+	{ P_ROOT, OP_WRITE, "W/elsewhere/passwd", ALLOW, REASON_WRITE_ROOT, 1 },
 	{ P_ROOT, OP_WRITE, "/", ALLOW, REASON_WRITE_ROOT, 1 },
 	{ P_ROOT, OP_READ, "/a/b/c", ALLOW, REASON_WRITE_ROOT, 1 },
 	/* reads: allowed by default, write implies read */

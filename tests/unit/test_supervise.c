@@ -55,6 +55,7 @@
 #include <sys/xattr.h>
 #include <time.h>
 #include <unistd.h>
+#define FIXTURE_TREE  /* T, tp(), fmt() */
 #include "fixture.h"
 
 #define GUARD_SECONDS 20          /* a cordon still running after this is killed */
@@ -70,34 +71,8 @@ extern char **environ;
 
 /* --- fixture ---------------------------------------------------------------------- */
 
-static char T[128];                   /* the tree, canonical */
 static char cordon_bin[PATH_MAX];     /* build/cordon */
 static char ops_static[PATH_MAX];     /* build/tests/helpers/run_ops-static */
-
-/* $T/@rel in one of a ring of buffers: several may be live in one call. */
-static const char *tp(const char *rel)
-{
-	static char ring[32][PATH_MAX];
-	static unsigned next;
-	char *b = ring[next++ % 32];
-
-	snprintf(b, PATH_MAX, "%s/%s", T, rel);
-	return b;
-}
-
-/* printf into a ring buffer. */
-__attribute__((format(printf, 1, 2))) static const char *fmt(const char *f, ...)
-{
-	static char ring[16][PATH_MAX];
-	static unsigned next;
-	char *b = ring[next++ % 16];
-	va_list ap;
-
-	va_start(ap, f);
-	vsnprintf(b, PATH_MAX, f, ap);
-	va_end(ap);
-	return b;
-}
 
 /* $T/@rel with @text, mode exactly @mode. */
 static void put_file(const char *rel, const char *text, mode_t mode)
