@@ -41,10 +41,11 @@ struct jail_feature {
 struct supervise_event {
 	bool refused;
 	int pid;
-	const char *call;            /* "chmod", "fsetxattr" */
+	const char *op;              /* "metadata", "connect" */
+	const char *call;            /* "chmod", "fsetxattr", "connect" */
 	const char *why;             /* a refusal that is not the policy's, or NULL */
 	struct decision d;           /* the policy's decision otherwise */
-	char path[PATH_MAX];         /* the object, resolved */
+	char path[PATH_MAX];         /* the object, resolved, or the address */
 };
 
 struct jail_backend {

@@ -15,26 +15,44 @@
  * Descriptor forms (fchmod, fchown, futimens, fsetxattr) are allowed on a
  * descriptor open for writing (Landlock let that open through, so the file
  * is one the program may write) and otherwise decided on the file's path.
+ *
+ * connect(2) comes here too, whatever the address: the filter cannot read
+ * the address (it is in memory) nor tell a unix socket from a TCP one (a
+ * descriptor number), and Landlock does not govern connecting to a
+ * pathname unix socket. The supervisor takes the program's socket itself
+ * (pidfd_getfd: the same open socket, with its options, bound name and
+ * flags), decides on the address it read, and connects that socket: a unix
+ * socket through an O_PATH descriptor of the socket file it resolved and
+ * checked, anything else to the bytes it decided on. A connect that may
+ * block (a blocking socket) is made by a thread of its own, so that one
+ * slow peer never stalls the other calls.
  */
 #ifdef __linux__
 
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/net.h>
 #include <linux/seccomp.h>
+#include <pthread.h>
 #include <seccomp.h>
+#include <signal.h>
+#include <stddef.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
+#include <sys/un.h>
 #include <sys/xattr.h>
 #include <unistd.h>
 #include <linux/capability.h>
 
+#include "../shim/log.h"
 #include "../shim/policy.h"
 #include "jail.h"
 #include "layers.h"
@@ -49,7 +67,8 @@
 #define AUDIT_ARCH_I386 0x40000003u
 #endif
 
-enum meta { M_CHMOD, M_CHOWN, M_UTIME, M_UTIMES, M_UTIMENS, M_UTIMENS64, M_SETXATTR, M_RMXATTR };
+enum meta { M_CHMOD, M_CHOWN, M_UTIME, M_UTIMES, M_UTIMENS, M_UTIMENS64, M_SETXATTR, M_RMXATTR,
+	    M_CONNECT };
 
 /* Where each call keeps its object: the argument of the directory
  * descriptor (-1: none, AT_FDCWD), of the path (-1: the descriptor is the
@@ -82,7 +101,13 @@ static const struct meta_call {
 	{ "removexattr", M_RMXATTR, -1, 0, -1, false },
 	{ "lremovexattr", M_RMXATTR, -1, 0, -1, true },
 	{ "fremovexattr", M_RMXATTR, 0, -1, -1, false },
+	/* i386's socketcall(SYS_CONNECT, args) comes too: libseccomp turns a
+	 * rule on connect into one on that as well (find_call). */
+	{ "connect", M_CONNECT, -1, -1, -1, false },
 };
+
+/* socketcall(SYS_CONNECT): the arguments are three 32-bit words in memory. */
+static const struct meta_call socketcall_connect = { "connect", M_CONNECT, -1, -1, -1, false };
 
 size_t supervised_calls(const char **names, size_t max)
 {
@@ -243,9 +268,10 @@ static int map_id(pid_t pid, const char *which, uint32_t *id)
 }
 
 /* Act with @c (the program's file system identity and effective
- * capabilities) until creds_restore: the supervisor is single-threaded,
- * and these calls change the calling thread only. */
-static bool creds_changed;
+ * capabilities) until creds_restore: these calls change the calling
+ * thread only (the raw system calls, not libc's, which would change every
+ * thread), so a connect's thread and the main one never see each other's. */
+static __thread bool creds_changed;
 
 static int creds_assume(const struct creds *c)
 {
@@ -360,6 +386,7 @@ static int read_times(pid_t pid, const struct seccomp_data *d, struct request *q
 	case M_CHOWN:
 	case M_SETXATTR:
 	case M_RMXATTR:
+	case M_CONNECT:
 		break;
 	}
 	return 0;
@@ -373,6 +400,8 @@ static const struct meta_call *find_call(const struct seccomp_data *d)
 	for (size_t i = 0; name && i < sizeof(calls) / sizeof(calls[0]); i++)
 		if (strcmp(calls[i].name, name) == 0)
 			c = &calls[i];
+	if (name && strcmp(name, "socketcall") == 0 && d->args[0] == SYS_CONNECT)
+		c = &socketcall_connect;
 	free(name);
 	return c;
 }
@@ -462,6 +491,7 @@ static int read_request(pid_t pid, const struct seccomp_data *d, struct request 
 		return peek_string(pid, d->args[next], q->xname, sizeof(q->xname), ERANGE);
 	case M_CHMOD:
 	case M_CHOWN:
+	case M_CONNECT:
 		break;
 	}
 	return 0;
@@ -517,6 +547,9 @@ static int perform(int fd, const struct request *q, const void *xvalue)
 	case M_RMXATTR:
 		r = removexattr(p, q->xname);
 		break;
+	case M_CONNECT:
+		errno = ENOSYS;  /* supervise_connect's */
+		break;
 	}
 	return r < 0 ? -errno : 0;
 }
@@ -530,20 +563,245 @@ static bool opened_for_writing(int fd)
 	return fl >= 0 && !(fl & O_PATH) && (fl & O_ACCMODE) != O_RDONLY;
 }
 
+static int reply(int listener, uint64_t id, int error)
+{
+	struct seccomp_notif_resp resp;
+
+	memset(&resp, 0, sizeof(resp));
+	resp.id = id;
+	resp.error = error;
+	/* ENOENT: the program is gone (killed mid-call); nothing to answer. */
+	if (ioctl(listener, SECCOMP_IOCTL_NOTIF_SEND, &resp) < 0 && errno != ENOENT)
+		return -errno;
+	return 0;
+}
+
+/* A connect decided and allowed, to be made now or by a thread. */
+struct connect_job {
+	int listener;                /* the thread's own duplicate, or the caller's */
+	uint64_t id;
+	int sock;                    /* the program's socket (pidfd_getfd) */
+	int obj;                     /* O_PATH descriptor of the unix socket, or -1 */
+	struct creds creds;          /* the program's, for obj */
+	struct sockaddr_storage sa;
+	socklen_t len;
+};
+
+static void connect_job_close(struct connect_job *j)
+{
+	if (j->sock >= 0)
+		close(j->sock);
+	if (j->obj >= 0)
+		close(j->obj);
+	j->sock = j->obj = -1;
+}
+
+/* A pathname socket is reached through /proc/self/fd/N: the name leads to
+ * the very inode that was checked, and the kernel checks write permission
+ * on it with the program's identity, as it would have. */
+static int connect_now(struct connect_job *j)
+{
+	int r;
+
+	if (j->obj < 0)
+		return connect(j->sock, (const struct sockaddr *)&j->sa, j->len) < 0 ? -errno : 0;
+	struct sockaddr_un un = { .sun_family = AF_UNIX };
+	int n = snprintf(un.sun_path, sizeof(un.sun_path), "/proc/self/fd/%d", j->obj);
+	if ((r = creds_assume(&j->creds)) == 0 &&
+	    connect(j->sock, (const struct sockaddr *)&un,
+		    (socklen_t)(offsetof(struct sockaddr_un, sun_path) + (size_t)n + 1)) < 0)
+		r = -errno;
+	creds_restore();
+	return r;
+}
+
+static void *connect_thread(void *arg)
+{
+	struct connect_job *j = arg;
+
+	reply(j->listener, j->id, connect_now(j));
+	connect_job_close(j);
+	close(j->listener);
+	free(j);
+	return NULL;
+}
+
+/* Make @j's connect in a thread of its own, which replies; or here, if no
+ * thread can be had. Returns 1 (answered or to be), or -errno. */
+static int connect_later(int listener, struct connect_job *j)
+{
+	pthread_attr_t attr;
+	pthread_t t;
+	struct connect_job *copy = malloc(sizeof(*copy));
+	sigset_t all, old;
+	int r = -1;
+
+	if (copy) {
+		*copy = *j;
+		copy->listener = fcntl(listener, F_DUPFD_CLOEXEC, 0);
+	}
+	if (copy && copy->listener >= 0 && pthread_attr_init(&attr) == 0) {
+		pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+		pthread_attr_setstacksize(&attr, 64 * 1024);
+		/* The thread takes no signal: cordon's own arrive on a signalfd. */
+		sigfillset(&all);
+		pthread_sigmask(SIG_SETMASK, &all, &old);
+		r = pthread_create(&t, &attr, connect_thread, copy);
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
+		pthread_attr_destroy(&attr);
+	}
+	if (r == 0)
+		return 1;
+	if (copy) {
+		if (copy->listener >= 0)
+			close(copy->listener);
+		free(copy);
+	}
+	r = reply(listener, j->id, connect_now(j));
+	connect_job_close(j);
+	return r < 0 ? r : 1;
+}
+
+/*
+ * connect(fd, addr, len): decide on the address read from the program,
+ * and connect the program's own socket. Returns -errno or 0 for the caller
+ * to answer with, or 1 when answered already (or to be, by a thread).
+ */
+static int supervise_connect(int listener, const struct seccomp_notif *req, bool indirect,
+			     const struct policy *pol, struct supervise_event *ev)
+{
+	const size_t off = offsetof(struct sockaddr_un, sun_path);
+	pid_t pid = (pid_t)req->pid;
+	uint64_t fd = req->data.args[0], addr = req->data.args[1], len = req->data.args[2];
+	struct connect_job j = { .listener = listener, .id = req->id, .sock = -1, .obj = -1 };
+	const struct sockaddr_un *un = (const struct sockaddr_un *)&j.sa;
+	int r, pidfd, domain = 0, type = 0;
+	socklen_t optlen = sizeof(int);
+
+	ev->op = "connect";
+	if (indirect) {
+		uint32_t a[3];
+		if ((r = peek(pid, req->data.args[1], a, sizeof(a))))
+			return r;
+		fd = a[0];
+		addr = a[1];
+		len = a[2];
+	}
+	/* As the kernel's move_addr_to_kernel: socklen_t is an int there. */
+	if (len > sizeof(j.sa))
+		return -EINVAL;
+	if (fd > INT32_MAX)
+		return -EBADF;
+	j.len = (socklen_t)len;
+	memset(&j.sa, 0, sizeof(j.sa));
+	if (len && (r = peek(pid, addr, &j.sa, (size_t)len)))
+		return r;
+	if ((r = self_known()) || (r = read_creds(pid, &j.creds)))
+		return r;
+	pidfd = (int)syscall(SYS_pidfd_open, j.creds.tgid, 0);
+	if (pidfd < 0)
+		return -ESRCH;
+	j.sock = (int)syscall(SYS_pidfd_getfd, pidfd, (int)fd, 0);
+	r = j.sock < 0 ? (errno == ESRCH ? -ESRCH : -EBADF) : 0;
+	close(pidfd);
+	if (r)
+		return r;
+	if (getsockopt(j.sock, SOL_SOCKET, SO_DOMAIN, &domain, &optlen) < 0 ||
+	    getsockopt(j.sock, SOL_SOCKET, SO_TYPE, &type, &optlen) < 0) {
+		r = -errno;  /* ENOTSOCK */
+		goto out;
+	}
+	if (ioctl(listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &req->id) < 0) {
+		r = -ESRCH;
+		goto out;
+	}
+
+	if (domain == AF_UNIX && j.sa.ss_family == AF_UNIX && len > off && un->sun_path[0]) {
+		/* A pathname: the socket file the kernel would find. */
+		char path[PATH_MAX];
+		if (len > sizeof(struct sockaddr_un)) {
+			r = -EINVAL;
+			goto out;
+		}
+		size_t n = strnlen(un->sun_path, (size_t)len - off);
+		memcpy(path, un->sun_path, n);
+		path[n] = '\0';
+		snprintf(ev->path, sizeof(ev->path), "%s", path);
+		if (!same_root(pid)) {
+			ev->refused = true;
+			ev->why = "the program changed its root directory (chroot)";
+			r = -EACCES;
+			goto out;
+		}
+		if ((r = program_view(path, sizeof(path), pid)))
+			goto out;
+		int base = AT_FDCWD;
+		if (path[0] != '/') {
+			char cwd[64];
+			snprintf(cwd, sizeof(cwd), "/proc/%d/cwd", (int)pid);
+			if ((base = open(cwd, O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0) {
+				r = -ESRCH;
+				goto out;
+			}
+		}
+		if ((r = creds_assume(&j.creds)) == 0) {
+			j.obj = openat(base, path, O_PATH | O_CLOEXEC);
+			r = j.obj < 0 ? -errno : 0;
+		}
+		creds_restore();
+		if (base >= 0)
+			close(base);
+		if (r)
+			goto out;
+		char link[64];
+		snprintf(link, sizeof(link), "/proc/self/fd/%d", j.obj);
+		ssize_t got = readlink(link, ev->path, sizeof(ev->path) - 1);
+		ev->path[got > 0 ? got : 0] = '\0';
+		if (got <= 0 || ev->path[0] != '/') {
+			r = -ECONNREFUSED;  /* not a file a socket can be bound to */
+			goto out;
+		}
+		policy_decide_path(pol, OP_CONNECT, ev->path, (size_t)got, &ev->d);
+	} else if (domain == AF_UNIX && j.sa.ss_family == AF_UNIX && len <= off) {
+		/* No name at all: the kernel refuses it (EINVAL). */
+		ev->d.allow = true;
+	} else {
+		/* An address: decided as the network mode says (abstract names
+		 * too: this connect is made outside the sandbox's Landlock
+		 * domain, so its scope cannot stand in). */
+		policy_decide_net(pol, OP_CONNECT, type, (const struct sockaddr *)&j.sa, j.len,
+				  &ev->d);
+		if (!ev->d.allow)
+			log_format_addr(ev->path, sizeof(ev->path), (const struct sockaddr *)&j.sa,
+					j.len, type);
+	}
+	if (!ev->d.allow) {
+		ev->refused = true;
+		r = -EACCES;
+		goto out;
+	}
+	int fl = fcntl(j.sock, F_GETFL);
+	if (fl >= 0 && !(fl & O_NONBLOCK))
+		return connect_later(listener, &j);
+	r = connect_now(&j);
+out:
+	connect_job_close(&j);
+	return r;
+}
+
 int supervise_one(int listener, const struct policy *pol, struct supervise_event *ev)
 {
 	static char xvalue[XATTR_SIZE_MAX];
 	struct seccomp_notif req;
-	struct seccomp_notif_resp resp;
 	struct request q;
 	int r, pidfd = -1, obj = -1;
 
 	memset(&req, 0, sizeof(req));
 	ev->refused = false;
+	ev->why = NULL;
+	ev->op = ev->call = NULL;
 	if (ioctl(listener, SECCOMP_IOCTL_NOTIF_RECV, &req) < 0)
 		return errno == EINTR || errno == ENOENT ? 0 : -errno;
-	memset(&resp, 0, sizeof(resp));
-	resp.id = req.id;
 	ev->pid = (int)req.pid;
 
 	q.call = find_call(&req.data);
@@ -552,6 +810,13 @@ int supervise_one(int listener, const struct policy *pol, struct supervise_event
 		goto reply;
 	}
 	ev->call = q.call->name;
+	ev->op = "metadata";
+	if (q.call->kind == M_CONNECT) {
+		r = supervise_connect(listener, &req, q.call == &socketcall_connect, pol, ev);
+		if (r > 0)
+			return 1;
+		goto reply;
+	}
 	struct creds c;
 	if ((r = self_known()) ||
 	    (r = read_request((pid_t)req.pid, &req.data, &q, xvalue, sizeof(xvalue))) ||
@@ -641,12 +906,7 @@ reply:
 		close(obj);
 	if (pidfd >= 0)
 		close(pidfd);
-	resp.error = r;
-	resp.val = 0;
-	/* ENOENT: the program is gone (killed mid-call); nothing to answer. */
-	if (ioctl(listener, SECCOMP_IOCTL_NOTIF_SEND, &resp) < 0 && errno != ENOENT)
-		return -errno;
-	return 1;
+	return (r = reply(listener, req.id, r)) < 0 ? r : 1;
 }
 
 #endif /* __linux__ */

@@ -159,6 +159,9 @@ static int explain_net(const struct policy *pol, enum op op, const char *opname,
 		salen = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + len);
 		policy_decide_net(pol, op, SOCK_STREAM, (struct sockaddr *)&ss, salen, &d);
 		print_verdict(out, &d, opname, target);
+		if (!d.allow && d.reason == REASON_NET_ABSTRACT)
+			fprintf(out, "       to allow: `net isolated` (the sandbox's own abstract "
+				     "sockets) or `net all`\n");
 		print_mode(out, pol, &d);
 		return d.allow;
 	}

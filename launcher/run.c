@@ -851,7 +851,7 @@ static void supervisor_refused(const struct policy *pol, struct log_relay *log,
 	char line[LOG_LINE_MAX], exe[PATH_MAX] = "?", link[64];
 	struct log_event le = {
 		.verdict = "deny",
-		.op = "metadata",
+		.op = ev->op,
 		.call = ev->call,
 		.flags_kind = LOGF_NONE,
 		.target = ev->path,

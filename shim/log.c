@@ -15,11 +15,15 @@
  */
 #include "log.h"
 
+#include <arpa/inet.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <linux/fs.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 
 #define MAX_ROOTS_LISTED 8
 
@@ -112,6 +116,53 @@ static void putt(struct out *o, const char *s)
 		putq(o, s);
 	else
 		puts_(o, s);
+}
+
+size_t log_format_addr(char *buf, size_t size, const struct sockaddr *sa, socklen_t len, int type)
+{
+	struct out o = { buf, 0, size ? size - 1 : 0, 0 };
+	char host[INET6_ADDRSTRLEN] = "?";
+	unsigned long port = 0;
+
+	if (!size)
+		return 0;
+	if (len < (socklen_t)sizeof(sa_family_t)) {
+		puts_(&o, "(no address)");
+	} else if (sa->sa_family == AF_UNIX) {
+		const struct sockaddr_un *un = (const void *)sa;
+		size_t off = offsetof(struct sockaddr_un, sun_path);
+		size_t n = len > off ? len - off : 0;
+		if (n > sizeof(un->sun_path))
+			n = sizeof(un->sun_path);
+		if (n && un->sun_path[0] == '\0') {
+			puts_(&o, "unix:@");
+			put(&o, un->sun_path + 1, n - 1);
+		} else {
+			puts_(&o, "unix:");
+			put(&o, un->sun_path, strnlen(un->sun_path, n));
+		}
+	} else {
+		if (sa->sa_family == AF_INET && len >= (socklen_t)sizeof(struct sockaddr_in)) {
+			const struct sockaddr_in *in = (const void *)sa;
+			inet_ntop(AF_INET, &in->sin_addr, host, sizeof(host));
+			port = ntohs(in->sin_port);
+		} else if (sa->sa_family == AF_INET6 &&
+			   len >= (socklen_t)offsetof(struct sockaddr_in6, sin6_scope_id)) {
+			const struct sockaddr_in6 *in6 = (const void *)sa;
+			inet_ntop(AF_INET6, &in6->sin6_addr, host, sizeof(host));
+			port = ntohs(in6->sin6_port);
+		}
+		if (sa->sa_family == AF_INET6)
+			put(&o, "[", 1);
+		puts_(&o, host);
+		if (sa->sa_family == AF_INET6)
+			put(&o, "]", 1);
+		put(&o, ":", 1);
+		putu(&o, port);
+		puts_(&o, type == SOCK_STREAM ? "/tcp" : type == SOCK_DGRAM ? "/udp" : "");
+	}
+	buf[o.len] = '\0';
+	return o.len;
 }
 
 size_t log_format_flags(char *buf, size_t size, enum log_flags_kind kind, int flags)
@@ -213,6 +264,9 @@ static const char *hint(const struct log_event *ev, char *buf, size_t size)
 		break;
 	case REASON_NET_NONE:
 		puts_(&o, "net-connect PORT or net all");
+		break;
+	case REASON_NET_ABSTRACT:
+		puts_(&o, "net isolated or net all");
 		break;
 	case REASON_NET_NOT_LOOPBACK:
 	case REASON_NET_UDP:

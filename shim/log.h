@@ -11,6 +11,7 @@
 #define CORDON_LOG_H
 
 #include <stddef.h>
+#include <sys/socket.h>
 #include <sys/types.h>
 
 #include "policy.h"
@@ -43,6 +44,11 @@ size_t log_format_event(char *buf, size_t size, const struct log_event *ev,
 
 /* @s as a JSON string (quoted, escaped; "null" for NULL) into @buf. */
 size_t log_json_string(char *buf, size_t size, const char *s);
+
+/* A socket address as text: "1.2.3.4:443/tcp" (@type SOCK_STREAM),
+ * "[::1]:53/udp" (SOCK_DGRAM), "unix:@name" (abstract), "unix:/run/x.sock"
+ * (a pathname, as given). Returns the length written. */
+size_t log_format_addr(char *buf, size_t size, const struct sockaddr *sa, socklen_t len, int type);
 
 /* Flags as text: "O_WRONLY|O_CREAT", "AT_REMOVEDIR", "RENAME_EXCHANGE". */
 size_t log_format_flags(char *buf, size_t size, enum log_flags_kind kind, int flags);

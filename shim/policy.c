@@ -215,7 +215,7 @@ void policy_decide_net(const struct policy *p, enum op op, int socktype,
 		return;
 	case AF_UNIX:     /* only abstract names reach here */
 		if (mode == NET_NONE)
-			decide(d, false, REASON_NET_NONE, mode_rule, NULL);
+			decide(d, false, REASON_NET_ABSTRACT, mode_rule, NULL);
 		else
 			decide(d, true, mode == NET_ALL ? REASON_NET_ALL : REASON_NET_LOOPBACK,
 			       mode_rule, NULL);
@@ -287,6 +287,7 @@ const char *reason_text(enum reason r)
 	case REASON_NET_LOOPBACK:     return "network is isolated: own loopback";
 	case REASON_NET_NOT_LOOPBACK: return "network is isolated: only loopback is reachable";
 	case REASON_NET_UDP:          return "network is none: only listed TCP ports";
+	case REASON_NET_ABSTRACT:     return "network is none: abstract unix sockets are shared with the host";
 	case REASON_NET_FAMILY:       return "address family not allowed by the network mode";
 	case REASON_NET_LOCAL:        return "local to the kernel";
 	case REASON_SUBPROCESS:       return "subprocesses are not allowed";

@@ -135,6 +135,7 @@ enum reason {
 	REASON_DEVICE,                /* allow: a device every program may write */
 	REASON_DEVICE_ENTRY,          /* deny: creating or removing a device entry */
 	REASON_WRITE_DENY,            /* deny: beneath a write-deny entry */
+	REASON_NET_ABSTRACT,          /* deny: net none, an abstract unix socket */
 };
 
 struct decision {

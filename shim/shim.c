@@ -1684,50 +1684,6 @@ enum shim_verdict shim_begin_temp(enum shim_sym sym, const char *path)
 			       false, saved, NULL);
 }
 
-/* "1.2.3.4:443/tcp", "[::1]:80/udp", "unix:@name" */
-static void format_addr(const struct sockaddr *sa, socklen_t len, int type, char *buf,
-			size_t size)
-{
-	char host[INET6_ADDRSTRLEN] = "?";
-	unsigned port = 0;
-
-	if (sa->sa_family == AF_UNIX) {
-		const struct sockaddr_un *un = (const void *)sa;
-		size_t n = len > offsetof(struct sockaddr_un, sun_path)
-				   ? len - offsetof(struct sockaddr_un, sun_path) : 0;
-		if (n > size - 7)
-			n = size - 7;
-		memcpy(buf, "unix:@", 6);
-		memcpy(buf + 6, un->sun_path + 1, n ? n - 1 : 0);
-		buf[6 + (n ? n - 1 : 0)] = '\0';
-		return;
-	}
-	if (sa->sa_family == AF_INET && len >= (socklen_t)sizeof(struct sockaddr_in)) {
-		const struct sockaddr_in *in = (const void *)sa;
-		inet_ntop(AF_INET, &in->sin_addr, host, sizeof(host));
-		port = ntohs(in->sin_port);
-	} else if (sa->sa_family == AF_INET6 && len >= (socklen_t)offsetof(struct sockaddr_in6,
-									  sin6_scope_id)) {
-		const struct sockaddr_in6 *in6 = (const void *)sa;
-		inet_ntop(AF_INET6, &in6->sin6_addr, host, sizeof(host));
-		port = ntohs(in6->sin6_port);
-	}
-	char num[24];
-	utoa(num, port);
-	size_t n = 0;
-	const char *parts[] = { sa->sa_family == AF_INET6 ? "[" : "", host,
-				sa->sa_family == AF_INET6 ? "]" : "", ":", num,
-				type == SOCK_STREAM ? "/tcp" : type == SOCK_DGRAM ? "/udp" : "" };
-	for (size_t i = 0; i < sizeof(parts) / sizeof(parts[0]); i++) {
-		size_t l = strlen(parts[i]);
-		if (n + l >= size)
-			break;
-		memcpy(buf + n, parts[i], l);
-		n += l;
-	}
-	buf[n] = '\0';
-}
-
 enum shim_verdict shim_begin_net(enum shim_sym sym, int fd, const struct sockaddr *sa,
 				 socklen_t len)
 {
@@ -1786,7 +1742,7 @@ enum shim_verdict shim_begin_net(enum shim_sym sym, int fd, const struct sockadd
 		errno = saved;
 		return SHIM_PASS;
 	}
-	format_addr(sa, len, type, target, sizeof(target));
+	log_format_addr(target, sizeof(target), sa, len, type);
 	if (d.allow)
 		return allow(&c, target, &d, saved, SHIM_PASS);
 	return refuse(&c, target, &d, saved);

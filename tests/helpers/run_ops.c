@@ -30,6 +30,8 @@
  *   dlopen-write PATH TEXT   open found in dlopen("libc.so.6")         (dynamic only)
  *   uring-write PATH TEXT    io_uring OPENAT + WRITE, raw io_uring_setup/enter
  *   sys-truncate PATH        raw truncate(PATH, 0)
+ *   sys-read PATH            raw openat(O_RDONLY) + read: RET bytes read; INFO:
+ *                            what was read, up to the first space or newline
  *   sys-link OLD NEW         raw linkat
  *   sys-rename OLD NEW       raw renameat2(.., 0)
  *   sys-symlink TARGET PATH  raw symlinkat
@@ -92,6 +94,11 @@
  *   uring-connect HOST PORT  io_uring SOCKET + CONNECT
  *   sys-udp HOST PORT TEXT   raw socket(SOCK_DGRAM) + sendto
  *   sys-abstract NAME        raw socket(AF_UNIX) + connect to "\0NAME"
+ *   sys-unix PATH HOW        raw socket(AF_UNIX, SOCK_STREAM) + connect to PATH, then
+ *                            raw write of "hello" on it; HOW: "block" or "nonblock"
+ *                            (SOCK_NONBLOCK)
+ *   sys-unix-dgram PATH      raw socket(AF_UNIX, SOCK_DGRAM) + connect to PATH, then
+ *                            raw write of "hello"
  *
  * Processes:
  *   sys-kill PID SIG         raw kill
@@ -662,7 +669,8 @@ static const struct {
 	{ "chmod-flood", 3 }, { "fd-write", 2 }, { "fd-truncate", 1 },
 	{ "fd-sum", 1 }, { "fd-find", 1 }, { "open-ro", 1 }, { "open-rw", 1 }, { "fd-chmod", 2 },
 	{ "connect", 2 }, { "sys-connect", 2 }, { "uring-connect", 2 },
-	{ "sys-udp", 3 }, { "sys-abstract", 1 }, { "sys-kill", 2 }, { "sys-ptrace", 1 },
+	{ "sys-udp", 3 }, { "sys-abstract", 1 }, { "sys-unix", 2 }, { "sys-unix-dgram", 1 },
+	{ "sys-read", 1 }, { "sys-kill", 2 }, { "sys-ptrace", 1 },
 	{ "tiocsti", 0 }, { "fork", 1 }, { "sys-fork", 1 }, { "thread", 0 },
 	{ "spawn-tree", 2 }, { "trap-term", 1 }, { "sleep", 1 }, { "raise", 1 }, { "exit", 1 },
 	{ "env", 0 }, { "setenv", 2 }, { "unsetenv", 1 }, { "shim-loaded", 0 },
@@ -728,6 +736,19 @@ int main(int argc, char **argv)
 #endif
 		} else if (strcmp(op, "uring-write") == 0) {
 			o = uring_write(a[0], a[1]);
+		} else if (strcmp(op, "sys-read") == 0) {
+			long fd = -1, n = -1;
+			char buf[256];
+			STEP(&o, "open", fd = syscall(SYS_openat, AT_FDCWD, a[0], O_RDONLY));
+			STEP(&o, "read", n = syscall(SYS_read, fd, buf, sizeof(buf) - 1));
+			if (n >= 0) {
+				buf[n] = '\0';
+				buf[strcspn(buf, " \n")] = '\0';
+				snprintf(info, sizeof(info), "%s", buf);
+				o.ret = n;
+			}
+			if (fd >= 0)
+				syscall(SYS_close, fd);
 		} else if (strcmp(op, "sys-truncate") == 0) {
 			STEP(&o, "truncate", syscall(SYS_truncate, a[0], 0L));
 		} else if (strcmp(op, "sys-link") == 0) {
@@ -891,6 +912,25 @@ int main(int argc, char **argv)
 			STEP(&o, "socket", s = syscall(SYS_socket, AF_UNIX, SOCK_STREAM, 0));
 			STEP(&o, "connect", syscall(SYS_connect, s, &sun,
 						    offsetof(struct sockaddr_un, sun_path) + 1 + n));
+			if (s >= 0)
+				syscall(SYS_close, s);
+		} else if (strcmp(op, "sys-unix") == 0 || strcmp(op, "sys-unix-dgram") == 0) {
+			struct sockaddr_un sun = { .sun_family = AF_UNIX };
+			bool dgram = strcmp(op, "sys-unix-dgram") == 0;
+			int type = dgram ? SOCK_DGRAM : SOCK_STREAM;
+			size_t n = strlen(a[0]);
+			long s = -1;
+			if (n >= sizeof(sun.sun_path))
+				usage("unix socket path too long");
+			if (!dgram && strcmp(a[1], "nonblock") == 0)
+				type |= SOCK_NONBLOCK;
+			else if (!dgram && strcmp(a[1], "block") != 0)
+				usage("sys-unix: HOW is block or nonblock");
+			memcpy(sun.sun_path, a[0], n);
+			STEP(&o, "socket", s = syscall(SYS_socket, AF_UNIX, type, 0));
+			STEP(&o, "connect", syscall(SYS_connect, s, &sun,
+						    offsetof(struct sockaddr_un, sun_path) + n + 1));
+			STEP(&o, "write", syscall(SYS_write, s, "hello", 5));
 			if (s >= 0)
 				syscall(SYS_close, s);
 		} else if (strcmp(op, "sys-kill") == 0) {

@@ -194,9 +194,9 @@ static const struct row rows[] = {
 	{ N_ISO, OP_BIND, "tcp 0.0.0.0:8080", ALLOW, REASON_NET_LOOPBACK, 1 },
 	{ N_ALL, OP_BIND, "tcp 0.0.0.0:80", ALLOW, REASON_NET_ALL, 1 },
 	/* abstract unix sockets follow the network mode */
-	{ N_DFLT, OP_CONNECT, "abstract cordon-test", DENY, REASON_NET_NONE, 0 },
-	{ N_NONE, OP_CONNECT, "abstract cordon-test", DENY, REASON_NET_NONE, 1 },
-	{ N_PORTS, OP_BIND, "abstract cordon-test", DENY, REASON_NET_NONE, 1 },
+	{ N_DFLT, OP_CONNECT, "abstract cordon-test", DENY, REASON_NET_ABSTRACT, 0 },
+	{ N_NONE, OP_CONNECT, "abstract cordon-test", DENY, REASON_NET_ABSTRACT, 1 },
+	{ N_PORTS, OP_BIND, "abstract cordon-test", DENY, REASON_NET_ABSTRACT, 1 },
 	{ N_ISO, OP_CONNECT, "abstract cordon-test", ALLOW, REASON_NET_LOOPBACK, 1 },
 	{ N_ISO, OP_BIND, "abstract cordon-test", ALLOW, REASON_NET_LOOPBACK, 1 },
 	{ N_ALL, OP_CONNECT, "abstract cordon-test", ALLOW, REASON_NET_ALL, 1 },

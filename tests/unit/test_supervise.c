@@ -1,8 +1,8 @@
 /*
  * test_supervise.c - the supervisor of `cordon run` (jail/supervise.c): the
- * calls Landlock cannot see (chmod, chown, utimes, extended attributes),
- * sent by the seccomp filter to cordon, which decides them with the policy
- * and makes them itself. The real build/cordon runs the driver
+ * calls Landlock cannot see (chmod, chown, utimes, extended attributes, and
+ * connect to a unix socket), sent by the seccomp filter to cordon, which
+ * decides them with the policy and makes them itself. The real build/cordon runs the driver
  * tests/helpers/run_ops.c, statically linked (run_ops-static: no shim, the
  * supervisor is the only layer that sees these calls), or ordinary tools
  * (dynamically linked: the shim is loaded too), and we check from this
@@ -50,7 +50,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <sys/xattr.h>
 #include <time.h>
@@ -1005,4 +1007,172 @@ Test(creds, user_namespace_gives_no_capability_outside_it, .init = setup, .fini 
 		  "root/rootf %d:%d %04o", (int)f.st_uid, (int)f.st_gid, f.st_mode & 07777);
 	cr_expect(w.st_uid == 0 && (w.st_mode & 07777) == 0666, "root/rootw %d %04o",
 		  (int)w.st_uid, w.st_mode & 07777);
+}
+
+/* ==================================================================================== */
+/* connect(2) to unix sockets: by path, as the policy lists them.                       */
+/* ==================================================================================== */
+
+/* A unix socket of @type bound at $T/@rel, not blocking; a stream one
+ * listens with @backlog. */
+static int unix_listener(const char *rel, int type, int backlog)
+{
+	struct sockaddr_un sun = { .sun_family = AF_UNIX };
+	int s = socket(AF_UNIX, type | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+
+	cr_assert_geq(s, 0, "socket: %s", strerror(errno));
+	cr_assert_lt(strlen(tp(rel)), sizeof(sun.sun_path), "too long for a socket: %s", tp(rel));
+	strcpy(sun.sun_path, tp(rel));
+	cr_assert_eq(bind(s, (struct sockaddr *)&sun, sizeof(sun)), 0, "bind %s: %s", rel,
+		     strerror(errno));
+	if (type == SOCK_STREAM)
+		cr_assert_eq(listen(s, backlog), 0, "listen %s: %s", rel, strerror(errno));
+	return s;
+}
+
+/* What reached listener @l: the bytes of each connection it has queued (a
+ * stream) or each datagram, in order, joined with ','; "" for none. */
+static const char *received(int l, int type)
+{
+	static char ring[4][1024];
+	static unsigned next;
+	char *b = ring[next++ % 4], msg[256];
+	size_t n = 0;
+	ssize_t len;
+
+	b[0] = '\0';
+	for (;;) {
+		int c = l;
+		if (type == SOCK_STREAM && (c = accept4(l, NULL, NULL, SOCK_CLOEXEC)) < 0)
+			break;
+		len = recv(c, msg, sizeof(msg) - 1, MSG_DONTWAIT);
+		if (c != l)
+			close(c);
+		if (len < 0 && c == l)
+			break;
+		msg[len > 0 ? len : 0] = '\0';
+		n += (size_t)snprintf(b + n, sizeof(ring[0]) - n, "%s%s", n ? "," : "", msg);
+		if (n >= sizeof(ring[0]))
+			break;
+	}
+	return b;
+}
+
+Test(unix_socket, unlisted_refused_listed_and_in_root_connect, .init = setup, .fini = teardown,
+     .timeout = TIMEOUT)
+{
+	need_seccomp();
+	int listed = unix_listener("outside/listed.sock", SOCK_STREAM, 8);
+	int unlisted = unix_listener("outside/unlisted.sock", SOCK_STREAM, 8);
+	int inroot = unix_listener("root/in.sock", SOCK_STREAM, 8);
+	policy(fmt("unix-socket %s\n", tp("outside/listed.sock")));
+	/* Blocking sockets are connected by a thread of the supervisor's,
+	 * non-blocking ones at once: both ways, and relative and absolute. */
+	run(ARGS(ops_static, "sys-unix", "outside/listed.sock", "block", "sys-unix",
+		 tp("outside/listed.sock"), "nonblock", "sys-unix", "outside/unlisted.sock", "block",
+		 "sys-unix", tp("outside/unlisted.sock"), "nonblock", "sys-unix", "root/in.sock",
+		 "block"));
+	expect_exit(0);
+	EXPECT(OK("sys-unix"), OK("sys-unix"), NO("sys-unix", EACCES), NO("sys-unix", EACCES),
+	       OK("sys-unix"));
+	cr_expect_str_eq(got[2].info, "connect");
+	/* The program's own socket was connected: what it wrote arrived. */
+	cr_expect_str_eq(received(listed, SOCK_STREAM), "hello,hello");
+	cr_expect_str_eq(received(unlisted, SOCK_STREAM), "");
+	cr_expect_str_eq(received(inroot, SOCK_STREAM), "hello");
+	const char *line = strstr(R.err, fmt("cordon: deny connect %s (connect) pid ",
+					     tp("outside/unlisted.sock")));
+	cr_expect(line && strstr(line, fmt("outside write roots [%s]; to allow: unix-socket %s "
+					   "[supervisor]\n", tp("root"), tp("outside/unlisted.sock"))),
+		  "no refusal line for the unlisted socket:\n%s", R.err);
+	close(listed);
+	close(unlisted);
+	close(inroot);
+}
+
+Test(unix_socket, symlinks_to_unlisted_socket_refused, .init = setup, .fini = teardown,
+     .timeout = TIMEOUT)
+{
+	need_seccomp();
+	int unlisted = unix_listener("outside/unlisted.sock", SOCK_STREAM, 8);
+	cr_assert_eq(symlink(tp("outside/unlisted.sock"), tp("root/link.sock")), 0);
+	cr_assert_eq(symlink("../outside", tp("root/out")), 0);
+	/* The names are in the root; the socket they lead to is not. */
+	run(ARGS(ops_static, "sys-unix", "root/link.sock", "block", "sys-unix",
+		 "root/out/unlisted.sock", "nonblock"));
+	expect_exit(0);
+	EXPECT(NO("sys-unix", EACCES), NO("sys-unix", EACCES));
+	cr_expect_str_eq(received(unlisted, SOCK_STREAM), "");
+	close(unlisted);
+}
+
+Test(unix_socket, datagram_connect_decided_by_path, .init = setup, .fini = teardown,
+     .timeout = TIMEOUT)
+{
+	need_seccomp();
+	int listed = unix_listener("outside/listed.dgram", SOCK_DGRAM, 0);
+	int unlisted = unix_listener("outside/unlisted.dgram", SOCK_DGRAM, 0);
+	policy(fmt("unix-socket %s\n", tp("outside/listed.dgram")));
+	run(ARGS(ops_static, "sys-unix-dgram", "outside/listed.dgram", "sys-unix-dgram",
+		 "outside/unlisted.dgram"));
+	expect_exit(0);
+	EXPECT(OK("sys-unix-dgram"), NO("sys-unix-dgram", EACCES));
+	cr_expect_str_eq(received(listed, SOCK_DGRAM), "hello");
+	cr_expect_str_eq(received(unlisted, SOCK_DGRAM), "");
+	close(listed);
+	close(unlisted);
+}
+
+Test(unix_socket, connect_made_with_program_rights, .init = setup, .fini = teardown,
+     .timeout = TIMEOUT)
+{
+	const char *setpriv = unprivileged();
+
+	need_seccomp();
+	/* Connecting takes write permission on the socket file: uid 1234
+	 * has none on a 0600 socket of root's, listed or not, and the
+	 * supervisor (root) must not lend it its own. */
+	int mine = unix_listener("root/root-only.sock", SOCK_STREAM, 8);
+	int open_ = unix_listener("root/open.sock", SOCK_STREAM, 8);
+	cr_assert_eq(chmod(tp("root/root-only.sock"), 0600), 0);
+	cr_assert_eq(chmod(tp("root/open.sock"), 0666), 0);
+	const char *const *prog = ARGS(setpriv, SETPRIV_ARGS, ops_static, "sys-unix",
+				       "root/root-only.sock", "block", "sys-unix", "root/open.sock",
+				       "block");
+	control(prog, 2);
+	cr_assert(got[0].err == EACCES && got[1].ret == 0, "unexpected control:\n%s", R.out);
+	cr_assert_str_eq(received(open_, SOCK_STREAM), "hello");
+	run(prog);
+	expect_exit(0);
+	EXPECT(NO("sys-unix", EACCES), OK("sys-unix"));
+	cr_expect_str_eq(received(mine, SOCK_STREAM), "");
+	cr_expect_str_eq(received(open_, SOCK_STREAM), "hello");
+	expect_no_refusal();
+	close(mine);
+	close(open_);
+}
+
+Test(unix_socket, blocked_connect_stalls_nothing_else, .init = setup, .fini = teardown,
+     .timeout = TIMEOUT)
+{
+	struct sockaddr_un sun = { .sun_family = AF_UNIX };
+
+	need_seccomp();
+	/* A listener that never accepts, its backlog (0: one connection)
+	 * filled from here: the program's blocking connect waits, and a
+	 * supervisor that waited with it would leave the chmod unanswered. */
+	int full = unix_listener("root/full.sock", SOCK_STREAM, 0);
+	int c = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	strcpy(sun.sun_path, tp("root/full.sock"));
+	cr_assert_eq(connect(c, (struct sockaddr *)&sun, sizeof(sun)), 0);
+	put_file("root/f", "f", 0644);
+	run(ARGS("/bin/sh", "-c",
+		 fmt("%s sys-unix root/full.sock block & sleep 0.5; exec %s sys-chmod root/f 600",
+		     ops_static, ops_static)));
+	expect_exit(0);
+	EXPECT(OK("sys-chmod"));
+	cr_expect_eq(st_of("root/f").st_mode & 07777, 0600);
+	cr_expect_lt(R.seconds, GUARD_SECONDS / 2, "the run took %.1f s", R.seconds);
+	close(c);
+	close(full);
 }
