@@ -63,6 +63,9 @@
 #ifndef SYS_pidfd_getfd
 #define SYS_pidfd_getfd 438
 #endif
+#ifndef PIDFD_THREAD
+#define PIDFD_THREAD O_EXCL
+#endif
 #ifndef AUDIT_ARCH_I386
 #define AUDIT_ARCH_I386 0x40000003u
 #endif
@@ -578,7 +581,7 @@ static int reply(int listener, uint64_t id, int error)
 
 /* A connect decided and allowed, to be made now or by a thread. */
 struct connect_job {
-	int listener;                /* the thread's own duplicate, or the caller's */
+	struct connect_job *next;    /* in the pool's queue */
 	uint64_t id;
 	int sock;                    /* the program's socket (pidfd_getfd) */
 	int obj;                     /* O_PATH descriptor of the unix socket, or -1 */
@@ -615,49 +618,90 @@ static int connect_now(struct connect_job *j)
 	return r;
 }
 
-static void *connect_thread(void *arg)
-{
-	struct connect_job *j = arg;
+/*
+ * The threads that make blocking connects: kept once started (a build's
+ * connects would otherwise each pay for a thread's creation), one more
+ * started whenever every one is busy, so that no connect waits behind a
+ * slow peer. They share one duplicate of the listener, never closed: the
+ * supervisor's may be closed while a connect is still under way.
+ */
+static struct {
+	pthread_mutex_t lock;
+	pthread_cond_t more;
+	struct connect_job *head, **tail;
+	unsigned idle, queued;
+	int listener;
+} pool = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, NULL, NULL, 0, 0, -1 };
 
-	reply(j->listener, j->id, connect_now(j));
-	connect_job_close(j);
-	close(j->listener);
-	free(j);
+static void *pool_thread(void *arg)
+{
+	(void)arg;
+	for (;;) {
+		pthread_mutex_lock(&pool.lock);
+		pool.idle++;
+		while (!pool.head)
+			pthread_cond_wait(&pool.more, &pool.lock);
+		pool.idle--;
+		pool.queued--;
+		struct connect_job *j = pool.head;
+		pool.head = j->next;
+		if (!pool.head)
+			pool.tail = &pool.head;
+		pthread_mutex_unlock(&pool.lock);
+
+		reply(pool.listener, j->id, connect_now(j));
+		connect_job_close(j);
+		free(j);
+	}
 	return NULL;
 }
 
-/* Make @j's connect in a thread of its own, which replies; or here, if no
- * thread can be had. Returns 1 (answered or to be), or -errno. */
-static int connect_later(int listener, struct connect_job *j)
+static bool pool_start(void)
 {
 	pthread_attr_t attr;
 	pthread_t t;
-	struct connect_job *copy = malloc(sizeof(*copy));
 	sigset_t all, old;
-	int r = -1;
+	int r;
 
-	if (copy) {
+	if (pthread_attr_init(&attr))
+		return false;
+	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	pthread_attr_setstacksize(&attr, 64 * 1024);
+	/* The threads take no signal: cordon's own arrive on a signalfd. */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	r = pthread_create(&t, &attr, pool_thread, NULL);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	pthread_attr_destroy(&attr);
+	return r == 0;
+}
+
+/* Hand @j's connect to a thread, which replies; or make it here if no
+ * thread can be had. Returns 1 (answered, or to be), or -errno. */
+static int connect_later(int listener, struct connect_job *j)
+{
+	struct connect_job *copy = malloc(sizeof(*copy));
+	bool handed = false;
+
+	pthread_mutex_lock(&pool.lock);
+	if (pool.listener < 0)
+		pool.listener = fcntl(listener, F_DUPFD_CLOEXEC, 0);
+	if (copy && pool.listener >= 0 && (pool.idle > pool.queued || pool_start())) {
 		*copy = *j;
-		copy->listener = fcntl(listener, F_DUPFD_CLOEXEC, 0);
+		copy->next = NULL;
+		if (!pool.tail)
+			pool.tail = &pool.head;
+		*pool.tail = copy;
+		pool.tail = &copy->next;
+		pool.queued++;
+		pthread_cond_signal(&pool.more);
+		handed = true;
 	}
-	if (copy && copy->listener >= 0 && pthread_attr_init(&attr) == 0) {
-		pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-		pthread_attr_setstacksize(&attr, 64 * 1024);
-		/* The thread takes no signal: cordon's own arrive on a signalfd. */
-		sigfillset(&all);
-		pthread_sigmask(SIG_SETMASK, &all, &old);
-		r = pthread_create(&t, &attr, connect_thread, copy);
-		pthread_sigmask(SIG_SETMASK, &old, NULL);
-		pthread_attr_destroy(&attr);
-	}
-	if (r == 0)
+	pthread_mutex_unlock(&pool.lock);
+	if (handed)
 		return 1;
-	if (copy) {
-		if (copy->listener >= 0)
-			close(copy->listener);
-		free(copy);
-	}
-	r = reply(listener, j->id, connect_now(j));
+	free(copy);
+	int r = reply(listener, j->id, connect_now(j));
 	connect_job_close(j);
 	return r < 0 ? r : 1;
 }
@@ -673,7 +717,7 @@ static int supervise_connect(int listener, const struct seccomp_notif *req, bool
 	const size_t off = offsetof(struct sockaddr_un, sun_path);
 	pid_t pid = (pid_t)req->pid;
 	uint64_t fd = req->data.args[0], addr = req->data.args[1], len = req->data.args[2];
-	struct connect_job j = { .listener = listener, .id = req->id, .sock = -1, .obj = -1 };
+	struct connect_job j = { .next = NULL, .id = req->id, .sock = -1, .obj = -1 };
 	const struct sockaddr_un *un = (const struct sockaddr_un *)&j.sa;
 	int r, pidfd, domain = 0, type = 0;
 	socklen_t optlen = sizeof(int);
@@ -696,9 +740,19 @@ static int supervise_connect(int listener, const struct seccomp_notif *req, bool
 	memset(&j.sa, 0, sizeof(j.sa));
 	if (len && (r = peek(pid, addr, &j.sa, (size_t)len)))
 		return r;
-	if ((r = self_known()) || (r = read_creds(pid, &j.creds)))
+	if ((r = self_known()))
 		return r;
-	pidfd = (int)syscall(SYS_pidfd_open, j.creds.tgid, 0);
+	/* A descriptor of the calling thread is enough to reach its
+	 * process's descriptors (Linux 6.9); before, the thread group's, read
+	 * from /proc with the credentials, which only a path needs. */
+	bool have_creds = false;
+	pidfd = (int)syscall(SYS_pidfd_open, pid, PIDFD_THREAD);
+	if (pidfd < 0 && errno == EINVAL) {
+		if ((r = read_creds(pid, &j.creds)))
+			return r;
+		have_creds = true;
+		pidfd = (int)syscall(SYS_pidfd_open, j.creds.tgid, 0);
+	}
 	if (pidfd < 0)
 		return -ESRCH;
 	j.sock = (int)syscall(SYS_pidfd_getfd, pidfd, (int)fd, 0);
@@ -733,7 +787,8 @@ static int supervise_connect(int listener, const struct seccomp_notif *req, bool
 			r = -EACCES;
 			goto out;
 		}
-		if ((r = program_view(path, sizeof(path), pid)))
+		if ((r = program_view(path, sizeof(path), pid)) ||
+		    (!have_creds && (r = read_creds(pid, &j.creds))))
 			goto out;
 		int base = AT_FDCWD;
 		if (path[0] != '/') {
