@@ -35,7 +35,7 @@ struct jail_feature {
 	bool required;               /* the policy asks for it */
 };
 
-#define JAIL_FEATURES_MAX 16
+#define JAIL_FEATURES_MAX 24
 
 /* A call the supervisor answered for the program. */
 struct supervise_event {

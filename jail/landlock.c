@@ -171,6 +171,38 @@ static int grant_except(int ruleset, const struct policy *pol, const char *dir,
 	return r;
 }
 
+/*
+ * Landlock cannot deny reads beneath a directory it grants: rules only add
+ * rights, and a rule on a directory covers everything created in it later.
+ * Granting read on each entry of a write root but the denied one (as for
+ * the read-deny entries outside the roots) would leave every file the
+ * program creates there later unreadable to it. So such an entry is
+ * something this layer does not enforce, said before the run.
+ */
+size_t landlock_read_deny_in_root(const struct policy *pol, const char **deny, const char **root)
+{
+	const struct pathset_entry *e, *tmp, *w, *wtmp;
+	size_t n = 0;
+
+	HASH_ITER(hh, pol->paths.head, e, tmp) {
+		if (!(e->kinds & 1u << PATH_READ_DENY))
+			continue;
+		HASH_ITER(hh, pol->paths.head, w, wtmp) {
+			if (w == e || !(w->kinds & 1u << PATH_WRITE) ||
+			    !path_is_under(e->path, e->len, w->path, w->len))
+				continue;
+			/* Nearest entry wins: a write root between the two
+			 * (inside the denied one) opens it again. */
+			if (!n++) {
+				*deny = e->path;
+				*root = w->path;
+			}
+			break;
+		}
+	}
+	return n;
+}
+
 static int add_ports(int ruleset, const struct port_list *l, uint64_t access, char *err,
 		     size_t errsize)
 {
@@ -248,20 +280,14 @@ int landlock_apply(const struct policy *pol, int abi, char *err, size_t errsize)
 		if (r)
 			goto out;
 	}
+	/* Write implies read. A read-deny entry beneath a write root is left
+	 * to the shim: a run gets here with one only when on-unsupported
+	 * allowed it (landlock_read_deny_in_root). */
 	HASH_ITER(hh, pol->paths.head, e, tmp) {
 		if (!(e->kinds & 1u << PATH_WRITE))
 			continue;
-		/* Write implies read, except into a read-deny entry beneath
-		 * the root (writes there are refused by the shim only). */
-		uint64_t rights = attr.handled_access_fs;
-		if (deny_beneath(pol, e->path)) {
-			rights &= ~LANDLOCK_ACCESS_FS_READ_FILE;
-			r = grant_except(ruleset, pol, e->path, DT_UNKNOWN, LANDLOCK_ACCESS_FS_READ_FILE, err,
-					 errsize);
-			if (r)
-				goto out;
-		}
-		r = add_path(ruleset, AT_FDCWD, e->path, DT_UNKNOWN, rights, true, err, errsize);
+		r = add_path(ruleset, AT_FDCWD, e->path, DT_UNKNOWN, attr.handled_access_fs, true, err,
+			     errsize);
 		if (r)
 			goto out;
 	}

@@ -33,6 +33,9 @@ static inline int jail_fail(char *err, size_t size, const char *fmt, ...)
 /* Landlock: the highest ABI this kernel offers (0: none, reason in @err). */
 int landlock_abi(char *err, size_t errsize);
 int landlock_apply(const struct policy *pol, int abi, char *err, size_t errsize);
+/* How many read-deny entries lie beneath a write root (which Landlock
+ * cannot enforce); the first one and its root in *@deny and *@root. */
+size_t landlock_read_deny_in_root(const struct policy *pol, const char **deny, const char **root);
 
 /* seccomp: can a filter be loaded here? (tried in a throw-away child) */
 int seccomp_probe(char *err, size_t errsize);

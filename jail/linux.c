@@ -9,6 +9,7 @@
 #ifdef __linux__
 
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 #include <signal.h>
@@ -51,6 +52,15 @@ static const char *abi_name(int abi, int min)
 static size_t linux_features(const struct policy *pol, const struct jail_host *h,
 			     struct jail_feature *out, size_t max)
 {
+	static char in_root[PATH_MAX * 2 + 128];
+	const char *deny = NULL, *root = NULL;
+	size_t n_in_root = landlock_read_deny_in_root(pol, &deny, &root);
+
+	if (n_in_root)
+		snprintf(in_root, sizeof(in_root),
+			 "read-deny inside a write root (%s in %s%s; Landlock cannot take reads "
+			 "back beneath a directory it grants)",
+			 deny, root, n_in_root > 1 ? ", and more" : "");
 	const struct jail_feature all[] = {
 		{ "writes outside the write roots", abi_name(h->landlock_abi, 1),
 		  "refuses and explains, before the call", true },
@@ -59,6 +69,8 @@ static size_t linux_features(const struct policy *pol, const struct jail_host *h
 		{ "truncation outside the roots", abi_name(h->landlock_abi, 3), "refuses", true },
 		{ "reads of read-deny entries", pol->n_read_deny ? abi_name(h->landlock_abi, 1) : NULL,
 		  "refuses after resolving", pol->n_read_deny > 0 },
+		{ n_in_root ? in_root : "read-deny inside a write root", NULL, "refuses",
+		  n_in_root > 0 },
 		{ "TCP connects to unlisted ports", h->seccomp ? "seccomp supervisor" : NULL,
 		  "refuses", pol->net.value == NET_NONE },
 		{ "TCP binds to unlisted ports", abi_name(h->landlock_abi, 4), "refuses",

@@ -32,6 +32,7 @@
  *   sys-truncate PATH        raw truncate(PATH, 0)
  *   sys-read PATH            raw openat(O_RDONLY) + read: RET bytes read; INFO:
  *                            what was read, up to the first space or newline
+ *   read PATH                the same through libc's open and read
  *   sys-link OLD NEW         raw linkat
  *   sys-rename OLD NEW       raw renameat2(.., 0)
  *   sys-symlink TARGET PATH  raw symlinkat
@@ -670,7 +671,7 @@ static const struct {
 	{ "fd-sum", 1 }, { "fd-find", 1 }, { "open-ro", 1 }, { "open-rw", 1 }, { "fd-chmod", 2 },
 	{ "connect", 2 }, { "sys-connect", 2 }, { "uring-connect", 2 },
 	{ "sys-udp", 3 }, { "sys-abstract", 1 }, { "sys-unix", 2 }, { "sys-unix-dgram", 1 },
-	{ "sys-read", 1 }, { "sys-kill", 2 }, { "sys-ptrace", 1 },
+	{ "sys-read", 1 }, { "read", 1 }, { "sys-kill", 2 }, { "sys-ptrace", 1 },
 	{ "tiocsti", 0 }, { "fork", 1 }, { "sys-fork", 1 }, { "thread", 0 },
 	{ "spawn-tree", 2 }, { "trap-term", 1 }, { "sleep", 1 }, { "raise", 1 }, { "exit", 1 },
 	{ "env", 0 }, { "setenv", 2 }, { "unsetenv", 1 }, { "shim-loaded", 0 },
@@ -736,11 +737,16 @@ int main(int argc, char **argv)
 #endif
 		} else if (strcmp(op, "uring-write") == 0) {
 			o = uring_write(a[0], a[1]);
-		} else if (strcmp(op, "sys-read") == 0) {
+		} else if (strcmp(op, "sys-read") == 0 || strcmp(op, "read") == 0) {
 			long fd = -1, n = -1;
 			char buf[256];
-			STEP(&o, "open", fd = syscall(SYS_openat, AT_FDCWD, a[0], O_RDONLY));
-			STEP(&o, "read", n = syscall(SYS_read, fd, buf, sizeof(buf) - 1));
+			if (op[0] == 's') {
+				STEP(&o, "open", fd = syscall(SYS_openat, AT_FDCWD, a[0], O_RDONLY));
+				STEP(&o, "read", n = syscall(SYS_read, fd, buf, sizeof(buf) - 1));
+			} else {
+				STEP(&o, "open", fd = open(a[0], O_RDONLY | O_CLOEXEC));
+				STEP(&o, "read", n = read((int)fd, buf, sizeof(buf) - 1));
+			}
 			if (n >= 0) {
 				buf[n] = '\0';
 				buf[strcspn(buf, " \n")] = '\0';

@@ -975,6 +975,61 @@ ParameterizedTest(size_t *variant, kernel, unsetenv_ld_preload_then_exec_still_c
 	cr_expect(exists("root/ok"));
 }
 
+/* read-deny outside the roots: a raw read of the denied file is refused by
+ * the kernel; its siblings, and the files of its parent's siblings, stay
+ * readable. */
+Test(escape, read_deny_raw_read_refused_siblings_readable, .init = setup, .fini = teardown,
+     .timeout = 30)
+{
+	need_landlock(1, "refusing a raw read");
+	canary("secret", "secret");
+	canary("sibling", "sibling");
+	policy(fmt("read-deny %s\n", tp("outside/secret")));
+	put_file("root/mine", "mine", 0644);
+	run(NULL, ARGS(ops_static, "sys-read", "outside/secret", "sys-read", "outside/sibling",
+		       "sys-read", "outside/canary", "sys-read", "root/mine", "sys-read",
+		       tp("outside/secret")));
+	expect_exit(0);
+	EXPECT(NO("sys-read", EACCES), VAL("sys-read", 7), VAL("sys-read", 6),
+	       VAL("sys-read", 4), NO("sys-read", EACCES));
+	cr_expect_str_eq(got[1].info, "sibling");
+	cr_expect_str_eq(got[3].info, "mine");
+	expect_outside_intact();
+}
+
+/* A read-deny entry inside a write root is more than Landlock can do
+ * (files made there later would be unreadable): by default cordon refuses
+ * to run, naming the entry and the root; with on-unsupported warn it runs,
+ * the root whole, and the shim refuses the denied file. */
+Test(kernel, read_deny_inside_write_root_is_unsupported, .init = setup, .fini = teardown,
+     .timeout = 30)
+{
+	put_file("root/secret", "secret", 0644);
+	policy(fmt("read-deny %s\non-unsupported error\n", tp("root/secret")));
+	run(NULL, ARGS(ops_dyn, "write", "root/marker", "x"));
+	expect_exit(125);
+	cr_expect_not(exists("root/marker"), "the program ran");
+	cr_expect(strstr(R.err, fmt("cordon: no kernel layer here enforces: read-deny inside a "
+				    "write root (%s in %s;",
+				    tp("root/secret"), tp("root"))),
+		  "stderr:\n%s", R.err);
+
+	policy(fmt("read-deny %s\non-unsupported warn\n", tp("root/secret")));
+	run(NULL, ARGS(ops_dyn, "write", "root/new", "new", "sys-read", "root/new", "sys-read",
+		       "root/secret"));
+	expect_exit(0);
+	/* A file made in the root after the start is the program's to read;
+	 * the denied one is refused (by the shim: a raw read above it). */
+	EXPECT(OK("write"), VAL("sys-read", 3), VAL("sys-read", 6));
+	cr_expect(strstr(R.err, "cordon: not enforced by the kernel here, only by the shim: "
+				"read-deny inside a write root"),
+		  "no warning; stderr:\n%s", R.err);
+	run(NULL, ARGS(ops_dyn, "read", "root/secret"));
+	expect_exit(0);
+	EXPECT(NO("read", EACCES));
+	cr_expect_str_eq(content("root/secret") ? content("root/secret") : "(missing)", "secret");
+}
+
 Test(kernel, noop_backend_on_unsupported_error_refuses, .init = setup, .fini = teardown,
      .timeout = 30)
 {
