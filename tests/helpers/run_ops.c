@@ -72,6 +72,9 @@
  *                            while this one (once the thread has flipped twice)
  *                            makes N raw chmod(buffer, 0777);
  *                            RET 0; INFO as for chmod-race
+ *   connect-race ROOTSOCK OUTSIDESOCK LINK N
+ *                            as chmod-race, with N raw connects of a new
+ *                            non-blocking unix stream socket to LINK instead
  *   chmod-flood PATH THREADS N
  *                            THREADS threads each make N raw chmod(PATH, MODE),
  *                            MODE 0600 and 0640 in turn; RET: how many of the
@@ -569,9 +572,32 @@ static void *flip_bytes(void *arg)
 	return NULL;
 }
 
-/* N raw chmod(@path, 0777) while @flipper runs; the tally in @info. */
-static struct outcome chmod_race(void *(*flipper)(void *), const char *path, long n,
-				 char *info, size_t size)
+static long race_chmod(const char *path)
+{
+	return raw_chmod(path, 0777);
+}
+
+/* A raw connect of a new non-blocking unix stream socket to @path. */
+static long race_connect(const char *path)
+{
+	struct sockaddr_un sun = { .sun_family = AF_UNIX };
+	long s = syscall(SYS_socket, AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0), r;
+	int e;
+
+	if (s < 0)
+		return -1;
+	snprintf(sun.sun_path, sizeof(sun.sun_path), "%s", path);
+	r = syscall(SYS_connect, s, &sun, sizeof(sun));
+	e = errno;
+	syscall(SYS_close, s);
+	errno = e;
+	return r;
+}
+
+/* N @act(@path) (race_chmod: raw chmod(@path, 0777)) while @flipper runs;
+ * the tally in @info. */
+static struct outcome chmod_race(void *(*flipper)(void *), long (*act)(const char *),
+				 const char *path, long n, char *info, size_t size)
 {
 	struct outcome o = { 0, 0, NULL };
 	long ok = 0, denied = 0, other = 0;
@@ -592,7 +618,7 @@ static struct outcome chmod_race(void *(*flipper)(void *), const char *path, lon
 	while (__atomic_load_n(&race.flips, __ATOMIC_ACQUIRE) < 2)
 		sched_yield();
 	for (long i = 0; i < n; i++) {
-		if (raw_chmod(path, 0777) == 0)
+		if (act(path) == 0)
 			ok++;
 		else if (errno == EACCES)
 			denied++;
@@ -667,7 +693,7 @@ static const struct {
 	{ "count", 1 }, { "pidfile", 1 }, { "sys-chmod", 2 }, { "sys-fchmodat", 4 },
 	{ "sys-chown", 3 }, { "sys-lchown", 3 }, { "sys-utimens", 2 }, { "sys-setxattr", 3 },
 	{ "sys-removexattr", 2 }, { "chmod-race", 4 }, { "chmod-bytes-race", 3 },
-	{ "chmod-flood", 3 }, { "fd-write", 2 }, { "fd-truncate", 1 },
+	{ "chmod-flood", 3 }, { "connect-race", 4 }, { "fd-write", 2 }, { "fd-truncate", 1 },
 	{ "fd-sum", 1 }, { "fd-find", 1 }, { "open-ro", 1 }, { "open-rw", 1 }, { "fd-chmod", 2 },
 	{ "connect", 2 }, { "sys-connect", 2 }, { "uring-connect", 2 },
 	{ "sys-udp", 3 }, { "sys-abstract", 1 }, { "sys-unix", 2 }, { "sys-unix-dgram", 1 },
@@ -807,7 +833,7 @@ int main(int argc, char **argv)
 			     syscall(SYS_setxattr, a[0], a[1], a[2], strlen(a[2]), 0));
 		} else if (strcmp(op, "sys-removexattr") == 0) {
 			STEP(&o, "removexattr", syscall(SYS_removexattr, a[0], a[1]));
-		} else if (strcmp(op, "chmod-race") == 0) {
+		} else if (strcmp(op, "chmod-race") == 0 || strcmp(op, "connect-race") == 0) {
 			race.root_file = a[0];
 			race.outside_file = a[1];
 			race.link = a[2];
@@ -818,7 +844,8 @@ int main(int argc, char **argv)
 			STEP(&o, "setup", syscall(SYS_renameat2, AT_FDCWD, race.flip, AT_FDCWD,
 						  a[2], 0));
 			if (o.ret >= 0)
-				o = chmod_race(flip_link, a[2], num(a[3]), info, sizeof(info));
+				o = chmod_race(flip_link, op[1] == 'h' ? race_chmod : race_connect,
+					       a[2], num(a[3]), info, sizeof(info));
 			syscall(SYS_unlinkat, AT_FDCWD, race.flip, 0);
 		} else if (strcmp(op, "chmod-bytes-race") == 0) {
 			race.root_file = a[0];
@@ -827,8 +854,8 @@ int main(int argc, char **argv)
 				usage("chmod-bytes-race: path too long");
 			for (size_t k = 0; k <= strlen(a[0]); k++)
 				race.buf[k] = a[0][k];
-			o = chmod_race(flip_bytes, (const char *)race.buf, num(a[2]), info,
-				       sizeof(info));
+			o = chmod_race(flip_bytes, race_chmod, (const char *)race.buf, num(a[2]),
+				       info, sizeof(info));
 		} else if (strcmp(op, "chmod-flood") == 0) {
 			o = chmod_flood(a[0], num(a[1]), num(a[2]), info, sizeof(info));
 		} else if (strcmp(op, "fd-write") == 0) {

@@ -1058,6 +1058,16 @@ static const char *received(int l, int type)
 	return b;
 }
 
+/* How many connections listener @l has queued (accepted and closed here). */
+static long connections(int l)
+{
+	long n = 0;
+
+	for (int c; (c = accept4(l, NULL, NULL, SOCK_CLOEXEC)) >= 0; n++)
+		close(c);
+	return n;
+}
+
 Test(unix_socket, unlisted_refused_listed_and_in_root_connect, .init = setup, .fini = teardown,
      .timeout = TIMEOUT)
 {
@@ -1175,4 +1185,36 @@ Test(unix_socket, blocked_connect_stalls_nothing_else, .init = setup, .fini = te
 	cr_expect_lt(R.seconds, GUARD_SECONDS / 2, "the run took %.1f s", R.seconds);
 	close(c);
 	close(full);
+}
+
+/* A thread swaps a symlink between a socket in the root and one outside
+ * while the program connects through it: the supervisor connects to the
+ * socket file it checked, so not one connection reaches the outside. */
+Test(unix_socket, symlink_swapped_during_connect, .init = setup, .fini = teardown,
+     .timeout = TIMEOUT)
+{
+	bool both = false;
+
+	need_seccomp();
+	int inroot = unix_listener("root/in.sock", SOCK_STREAM, 4096);
+	int outside = unix_listener("outside/out.sock", SOCK_STREAM, 4096);
+	for (int attempt = 0; attempt < 5 && !both; attempt++) {
+		long ok, denied, other, flips;
+		run(ARGS(ops_static, "connect-race", tp("root/in.sock"), tp("outside/out.sock"),
+			 "root/link", "2000"));
+		expect_exit(0);
+		cr_assert_eq(results(got, 64), 1, "stdout:\n%s\nstderr:\n%.4000s", R.out, R.err);
+		race_tally(got[0].info, &ok, &denied, &other, &flips);
+		cr_expect_eq(other, 0, "errors other than EACCES: %s", got[0].info);
+		long escaped = connections(outside), reached = connections(inroot);
+		cr_expect_eq(escaped, 0, "%ld connections reached the outside socket (%s)",
+			     escaped, got[0].info);
+		/* Every connect that succeeded reached the root's socket. */
+		cr_expect_eq(reached, ok, "%ld connections in the root, %ld connects succeeded",
+			     reached, ok);
+		both = ok > 0 && denied > 0;
+	}
+	cr_expect(both, "no run both connected and was refused");
+	close(inroot);
+	close(outside);
 }
