@@ -333,4 +333,6 @@ void explain_policy(const struct policy *pol, FILE *out)
 	print_setting(out, "log-summary", bool_names[pol->log_summary.value],
 		      pol->log_summary.rule);
 	print_setting(out, "log-file", pol->log_file.value ? pol->log_file.value : "stderr", pol->log_file.rule);
+	print_setting(out, "summary", pol->summary_file.value ? pol->summary_file.value : "none",
+		      pol->summary_file.rule);
 }

@@ -72,11 +72,13 @@ const struct directive directives[] = {
 	{ "log-format", ARG_ENUM, log_format_names, offsetof(struct policy, log_format), 0, "text|json",
 	  "one line of text, or one JSON object, per decision" },
 	{ "log-summary", ARG_ENUM, bool_names, offsetof(struct policy, log_summary), 0, "yes|no",
-	  "print the refusals counted by operation when each process exits" },
+	  "at exit, print the refusals by operation and the most refused targets (cordon run: once for the run)" },
 	{ "log-file", ARG_LOGFILE, NULL, offsetof(struct policy, log_file), 0, "PATH|fd:N|stderr",
 	  "where the log goes: an absolute PATH (outside every write root), an open descriptor, or stderr" },
 	{ "audit-file", ARG_LOGFILE, NULL, offsetof(struct policy, audit_file), 0, "PATH|fd:N|stderr",
 	  "cordon run's events (started, completed, cancelled) as JSON lines, appended to PATH" },
+	{ "summary", ARG_LOGFILE, NULL, offsetof(struct policy, summary_file), 0, "PATH|fd:N|stderr",
+	  "cordon run: at exit, write what was refused and how the program ended, as one JSON object" },
 	{ NULL, 0, NULL, 0, 0, NULL, NULL },
 };
 

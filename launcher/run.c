@@ -41,6 +41,7 @@
 #include "../shim/log.h"
 #include "../shim/path.h"
 #include "explain.h"
+#include "tally.h"
 #include "util.h"
 
 #ifndef CORDON_LIBDIR
@@ -240,7 +241,7 @@ static bool matches(const struct strlist *l, const char *name)
  * LD_PRELOAD as it was, and no policy descriptor.
  */
 static char **build_env(const struct policy *pol, const char *shim, int policy_fd,
-			const char *tmpdir)
+			int event_fd, const char *tmpdir)
 {
 	size_t n = 0, k = 0;
 	const char *preload = NULL;
@@ -248,7 +249,7 @@ static char **build_env(const struct policy *pol, const char *shim, int policy_f
 
 	for (char **e = environ; *e; e++)
 		n++;
-	env = calloc(n + 4, sizeof(*env));
+	env = calloc(n + 5, sizeof(*env));
 	if (!env)
 		die("unable to build the environment: out of memory");
 	for (char **e = environ; *e; e++) {
@@ -275,6 +276,7 @@ static char **build_env(const struct policy *pol, const char *shim, int policy_f
 	if ((shim && asprintf(&env[k++], "LD_PRELOAD=%s%s%s", shim, preload && *preload ? ":" : "",
 			      preload ? preload : "") < 0) ||
 	    (shim && asprintf(&env[k++], "CORDON_POLICY_FD=%d", policy_fd) < 0) ||
+	    (shim && event_fd >= 0 && asprintf(&env[k++], "CORDON_EVENT_FD=%d", event_fd) < 0) ||
 	    (!shim && preload && asprintf(&env[k++], "LD_PRELOAD=%s", preload) < 0) ||
 	    (tmpdir && asprintf(&env[k++], "TMPDIR=%s", tmpdir) < 0))
 		die("unable to build the environment: out of memory");
@@ -846,7 +848,7 @@ static void open_log_relay(struct policy *pol, struct log_relay *r)
  * comes from a program that went around the shim, or one that bypassed
  * it), and counted. */
 static void supervisor_refused(const struct policy *pol, struct log_relay *log,
-			       const struct supervise_event *ev)
+			       struct tally *t, const struct supervise_event *ev)
 {
 	char line[LOG_LINE_MAX], exe[PATH_MAX] = "?", link[64];
 	struct log_event le = {
@@ -864,6 +866,8 @@ static void supervisor_refused(const struct policy *pol, struct log_relay *log,
 	};
 
 	log->denies++;
+	tally_add(t, "deny", ev->op, ev->path, ev->why ? REASON_OUTSIDE_ROOTS : ev->d.reason, ev->why,
+		  "supervisor");
 	if (pol->log.value == LOG_OFF)
 		return;
 	snprintf(link, sizeof(link), "/proc/%d/exe", ev->pid);
@@ -880,10 +884,87 @@ static void free_env(char **envp)
 	 * environ. */
 	for (char **e = envp; *e; e++)
 		if (strncmp(*e, "LD_PRELOAD=", 11) == 0 || strncmp(*e, "CORDON_POLICY_FD=", 17) == 0 ||
+		    strncmp(*e, "CORDON_EVENT_FD=", 16) == 0 ||
 		    (private_tmp[0] && strncmp(*e, "TMPDIR=", 7) == 0 &&
 		     strcmp(*e + 7, private_tmp) == 0))
 			free(*e);
 	free(envp);
+}
+
+/* The summary file, opened before the program runs (so that it cannot
+ * put something else there) and written at the end; -1: none. */
+static int summary_open(const struct policy *pol)
+{
+	const char *v = pol->summary_file.value;
+	int fd;
+
+	if (!v)
+		return -1;
+	if (strcmp(v, "stderr") == 0)
+		return STDERR_FILENO;
+	if (strncmp(v, "fd:", 3) == 0)
+		return atoi(v + 3);
+	fd = open(v, O_WRONLY | O_CREAT | O_TRUNC | O_NOCTTY | O_CLOEXEC, 0644);
+	if (fd < 0)
+		die_errno("unable to open the summary file %s", v);
+	return fd;
+}
+
+/*
+ * What the run refused, at exit: the summary lines where the log goes
+ * (log-summary yes), the JSON summary (summary FILE), and a one-line hint
+ * when the program failed after refusals, whatever the settings: a build
+ * that fails under cordon should say at once whether cordon had a hand in
+ * it.
+ */
+static void run_summary(const struct policy *pol, const struct log_relay *log,
+			const struct tally *t, int summary_fd, int status, bool timed_out)
+{
+	char brief[512], *text = NULL;
+	size_t len = 0;
+	int log_fd = log->file >= 0 ? log->file : STDERR_FILENO;
+
+	if (pol->log_file.value && strncmp(pol->log_file.value, "fd:", 3) == 0 && log->file < 0)
+		log_fd = atoi(pol->log_file.value + 3);
+	if (pol->shim.value && pol->log_summary.value && pol->log.value != LOG_OFF) {
+		FILE *m = open_memstream(&text, &len);
+		if (m) {
+			tally_print(t, m);
+			fclose(m);
+			(void)!write(log_fd, text, len);
+			free(text);
+		}
+	}
+	tally_brief(t, brief, sizeof(brief));
+	bool failed = timed_out || !WIFEXITED(status) || WEXITSTATUS(status) != 0;
+	if (failed && brief[0]) {
+		char how[64];
+		if (timed_out)
+			snprintf(how, sizeof(how), "ran out of time");
+		else if (WIFSIGNALED(status))
+			snprintf(how, sizeof(how), "was killed by signal %d", WTERMSIG(status));
+		else
+			snprintf(how, sizeof(how), "exited %d", WEXITSTATUS(status));
+		warn("the program %s; %s, which may be why (%s)", how, brief,
+		     pol->log.value == LOG_OFF ? "log deny shows each one"
+		     : log_fd != STDERR_FILENO ? "the log file shows each one"
+		     : pol->log_summary.value ? "see the summary above"
+		     : "--log-summary yes lists the most refused");
+	}
+	if (summary_fd >= 0) {
+		FILE *f = open_memstream(&text, &len);
+		if (f) {
+			tally_json(t, f, !timed_out && WIFEXITED(status) ? WEXITSTATUS(status) : -1,
+				   !timed_out && WIFSIGNALED(status) ? WTERMSIG(status) : 0,
+				   timed_out);
+			fclose(f);
+			if (write(summary_fd, text, len) != (ssize_t)len)
+				warn_errno("unable to write the summary");
+			free(text);
+		}
+		if (summary_fd > 2 && strncmp(pol->summary_file.value, "fd:", 3) != 0)
+			close(summary_fd);
+	}
 }
 
 int cmd_run(struct policy *pol, char **argv, const char *tmpdir)
@@ -927,10 +1008,23 @@ int cmd_run(struct policy *pol, char **argv, const char *tmpdir)
 	struct log_relay out[2];
 	int stdio_fd[3];
 	open_stdio_relays(pol, out, stdio_fd);
+	int summary_fd = summary_open(pol);
 	int policy_fd = policy_memfd(pol, !pol->shim.value);
 	struct audit audit;
 	audit_open(pol, policy_fd, &audit);
-	char **envp = build_env(pol, pol->shim.value ? shim : NULL, policy_fd,
+	/* The shims' refusals, counted here (tally.h): the program's end is
+	 * kept across exec, ours is not. */
+	int events[2] = { -1, -1 };
+	if (pol->shim.value) {
+		if (socketpair(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0, events) < 0)
+			die_errno("unable to create the socket for the shims' refusals");
+		int big = 1 << 22;
+		setsockopt(events[0], SOL_SOCKET, SO_RCVBUF, &big, sizeof(big));
+		events[1] = fd_move_high(events[1], false);
+		if (events[1] < 0)
+			die_errno("unable to pass the socket for the shims' refusals on");
+	}
+	char **envp = build_env(pol, pol->shim.value ? shim : NULL, policy_fd, events[1],
 				private_tmp[0] ? private_tmp : NULL);
 	if (pol->mode.value == MODE_ENFORCE && l.be && strcmp(l.be->name, "noop") != 0)
 		find_probe_dirs(pol);
@@ -955,6 +1049,8 @@ int cmd_run(struct policy *pol, char **argv, const char *tmpdir)
 	close(pipefd[1]);
 	close(sup[1]);
 	close(policy_fd);
+	if (events[1] >= 0)
+		close(events[1]);
 	for (int fd = 1; fd <= 2; fd++)
 		if (stdio_fd[fd] >= 0 && (fd == 1 || stdio_fd[2] != stdio_fd[1]))
 			close(stdio_fd[fd]);
@@ -962,6 +1058,7 @@ int cmd_run(struct policy *pol, char **argv, const char *tmpdir)
 		close(atoi(pol->log_file.value + 3));  /* the program's end */
 	free_env(envp);
 
+	struct tally tally = { 0 };
 	struct report r;
 	ssize_t got = read(pipefd[0], &r, sizeof(r));
 	close(pipefd[0]);
@@ -971,6 +1068,8 @@ int cmd_run(struct policy *pol, char **argv, const char *tmpdir)
 	if (got == (ssize_t)sizeof(r)) {
 		if (listener >= 0)
 			close(listener);
+		if (events[0] >= 0)
+			close(events[0]);
 		waitpid(pid, &status, 0);
 		relay(&log);
 		relay(&out[0]);
@@ -992,9 +1091,9 @@ int cmd_run(struct policy *pol, char **argv, const char *tmpdir)
 	deadline.tv_sec += pol->timeout.value;
 	bool timed_out = false, done = false;
 	while (!done) {
-		struct pollfd fds[5] = { { sfd, POLLIN, 0 }, { log.pipe, POLLIN, 0 },
+		struct pollfd fds[6] = { { sfd, POLLIN, 0 }, { log.pipe, POLLIN, 0 },
 					 { out[0].pipe, POLLIN, 0 }, { out[1].pipe, POLLIN, 0 },
-					 { listener, POLLIN, 0 } };
+					 { listener, POLLIN, 0 }, { events[0], POLLIN, 0 } };
 		int wait_ms = -1;
 		if (pol->timeout.value) {
 			clock_gettime(CLOCK_MONOTONIC, &now);
@@ -1007,13 +1106,13 @@ int cmd_run(struct policy *pol, char **argv, const char *tmpdir)
 			wait_ms = left > INT_MAX ? INT_MAX : (int)left;
 		}
 		/* poll ignores negative descriptors: relays not in use. */
-		if (poll(fds, 5, wait_ms) < 0 && errno != EINTR)
+		if (poll(fds, 6, wait_ms) < 0 && errno != EINTR)
 			die_errno("unable to wait for the program");
 		if (fds[4].revents & POLLIN) {
 			struct supervise_event ev;
 			int sr = l.be->supervise(listener, pol, &ev);
 			if (sr > 0 && ev.refused)
-				supervisor_refused(pol, &log, &ev);
+				supervisor_refused(pol, &log, &tally, &ev);
 			if (sr < 0)
 				fds[4].revents |= POLLERR;
 		}
@@ -1022,6 +1121,8 @@ int cmd_run(struct policy *pol, char **argv, const char *tmpdir)
 			close(listener);
 			listener = -1;
 		}
+		if (fds[5].revents)
+			tally_recv(&tally, events[0]);
 		if (fds[1].revents)
 			relay(&log);
 		if (fds[2].revents)
@@ -1064,12 +1165,18 @@ int cmd_run(struct policy *pol, char **argv, const char *tmpdir)
 	relay(&log);
 	relay(&out[0]);
 	relay(&out[1]);
+	if (events[0] >= 0) {
+		tally_recv(&tally, events[0]);
+		close(events[0]);
+	}
+	run_summary(pol, &log, &tally, summary_fd, status, timed_out);
+	tally_free(&tally);
 	if (log.file >= 0)
 		close(log.file);
 	remove_private_tmp();
 	char fields[256], denies[32];
-	if (log.file >= 0)
-		snprintf(denies, sizeof(denies), "%ld", log.denies);
+	if (pol->shim.value)
+		snprintf(denies, sizeof(denies), "%ld", tally.denied + tally.warned);
 	else
 		snprintf(denies, sizeof(denies), "null");
 	if (timed_out || cancel_signal) {

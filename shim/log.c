@@ -241,25 +241,21 @@ static size_t parent_len(const char *path)
 	return !slash || slash == path ? 1 : (size_t)(slash - path);
 }
 
-/* What would allow the refused call, or "" if nothing simple would. */
-static const char *hint(const struct log_event *ev, char *buf, size_t size)
+size_t log_hint(char *buf, size_t size, const char *op, const char *target, enum reason reason)
 {
-	const struct decision *d = ev->d;
 	struct out o = { buf, 0, size - 1, 0 };
 
 	buf[0] = '\0';
-	if (!d || d->allow)
-		return buf;
-	switch (d->reason) {
+	switch (reason) {
 	case REASON_OUTSIDE_ROOTS:
-		if (!ev->target || ev->target[0] != '/')
+		if (!target || target[0] != '/')
 			break;
-		if (strcmp(ev->op, "connect") == 0) {
+		if (strcmp(op, "connect") == 0) {
 			puts_(&o, "unix-socket ");
-			puts_(&o, ev->target);
+			puts_(&o, target);
 		} else {
 			puts_(&o, "write ");
-			put(&o, ev->target, parent_len(ev->target));
+			put(&o, target, parent_len(target));
 		}
 		break;
 	case REASON_NET_NONE:
@@ -291,6 +287,15 @@ static const char *hint(const struct log_event *ev, char *buf, size_t size)
 		break;
 	}
 	buf[o.len] = '\0';
+	return o.len;
+}
+
+/* What would allow the refused call, or "" if nothing simple would. */
+static const char *hint(const struct log_event *ev, char *buf, size_t size)
+{
+	buf[0] = '\0';
+	if (ev->d && !ev->d->allow)
+		log_hint(buf, size, ev->op, ev->target, ev->d->reason);
 	return buf;
 }
 

@@ -42,6 +42,11 @@ struct log_event {
 size_t log_format_event(char *buf, size_t size, const struct log_event *ev,
 			const struct policy *pol, int format);
 
+/* The policy line that would allow a call @op on @target that was refused
+ * for @reason ("write /tmp", "unix-socket /run/x.sock"), or "" if no simple
+ * line would. Returns its length. */
+size_t log_hint(char *buf, size_t size, const char *op, const char *target, enum reason reason);
+
 /* @s as a JSON string (quoted, escaped; "null" for NULL) into @buf. */
 size_t log_json_string(char *buf, size_t size, const char *s);
 

@@ -69,6 +69,7 @@ void policy_free(struct policy *p)
 	free(p->net_bind.v);
 	free(p->log_file.value);
 	free(p->audit_file.value);
+	free(p->summary_file.value);
 	for (r = p->rules; r; r = next) {
 		next = r->next;
 		free(r);

@@ -110,6 +110,7 @@ struct policy {
 	struct setting log_summary;   /* bool: counts of refusals at exit */
 	struct dest log_file;         /* the deny log */
 	struct dest audit_file;       /* cordon run's events; NULL: none */
+	struct dest summary_file;     /* cordon run's summary as JSON; NULL: none */
 	struct rule *rules;           /* owned; every rule above points here */
 	char **files;                 /* owned names of the files read */
 	size_t n_files;

@@ -396,6 +396,10 @@ static int policy_fd = -1;
 static dev_t policy_dev;
 static ino_t policy_ino;
 static int log_fd_handed = -1;          /* log-file fd:N: the pipe cordon reads */
+/* CORDON_EVENT_FD: cordon run's tally of refusals, a datagram socket. */
+static int event_fd = -1;
+static dev_t event_dev;
+static ino_t event_ino;
 static dev_t log_dev;
 static ino_t log_ino;
 
@@ -595,6 +599,18 @@ static void shim_init(void)
 			config_error(NULL, pol.log_file.value, 0, "unable to open the log file; logging to stderr");
 		}
 	}
+	const char *ev = getenv("CORDON_EVENT_FD");
+	if (ev && *ev) {
+		struct stat st;
+		char *end;
+		long fd = strtol(ev, &end, 10);
+		if (!*end && fd >= 0 && fd < INT_MAX && fstat((int)fd, &st) == 0 &&
+		    S_ISSOCK(st.st_mode)) {
+			event_fd = (int)fd;
+			event_dev = st.st_dev;
+			event_ino = st.st_ino;
+		}
+	}
 	pthread_atfork(NULL, NULL, reset_counts);
 	run_mode = pol.mode.value;
 	log_level = pol.log.value;
@@ -685,7 +701,9 @@ static void shim_summary(void)
 
 __attribute__((destructor)) static void shim_dtor(void)
 {
-	if (atomic_load(&state) == 2 && pol.log_summary.value && run_mode != MODE_OFF)
+	/* Under cordon run, cordon sums up the whole run instead. */
+	if (atomic_load(&state) == 2 && pol.log_summary.value && run_mode != MODE_OFF &&
+	    event_fd < 0)
 		shim_summary();
 }
 
@@ -731,6 +749,38 @@ static void log_event(const struct call *c, const char *verdict, const char *tar
 }
 
 /*
+ * Tell cordon run of a refusal, whatever is logged: one datagram
+ * "1\0VERDICT\0OP\0REASON\0TARGET\0" (REASON: enum reason as a number).
+ * Sent only while the descriptor is still the socket cordon handed over:
+ * a program that closed it, or put something else at its number, is told
+ * nothing (and cordon counts less, never more).
+ */
+static void report(const struct call *c, const char *verdict, const char *target,
+		   const struct decision *d)
+{
+	char rec[64 + PATH_MAX], num[24];
+	const char *parts[5] = { "1", verdict, c->op, num, target ? target : "" };
+	size_t n = 0;
+	int e = errno;
+
+	if (event_fd < 0)
+		return;
+	if (!same_file(event_fd, event_dev, event_ino)) {
+		event_fd = -1;
+		return;
+	}
+	utoa(num, (unsigned long)(d ? d->reason : REASON_POLICY_UNREADABLE));
+	for (size_t i = 0; i < 5; i++) {
+		size_t l = strnlen(parts[i], sizeof(rec) - n - 1);
+		memcpy(rec + n, parts[i], l);
+		n += l;
+		rec[n++] = '\0';
+	}
+	syscall(SYS_sendto, event_fd, rec, n, MSG_NOSIGNAL, NULL, 0);
+	errno = e;
+}
+
+/*
  * The policy refused @c on @target: log, count, and return SHIM_DENY with
  * EACCES, or SHIM_PASS with errno restored in mode warn.
  */
@@ -742,6 +792,7 @@ static enum shim_verdict refuse(const struct call *c, const char *target,
 		if (strcmp(shim_class_names[i], c->op) == 0)
 			cls = i;  /* open counts as create or write, as logged */
 	atomic_fetch_add_explicit(&refusals[cls], 1, memory_order_relaxed);
+	report(c, run_mode == MODE_WARN ? "warn" : "deny", target, d);
 	if (run_mode == MODE_WARN) {
 		if (log_level != LOG_OFF)
 			log_event(c, "warn", target, d);

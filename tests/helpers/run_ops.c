@@ -72,6 +72,8 @@
  *                            while this one (once the thread has flipped twice)
  *                            makes N raw chmod(buffer, 0777);
  *                            RET 0; INFO as for chmod-race
+ *   write-flood PATH THREADS N
+ *                            as chmod-flood, with libc open(PATH, O_WRONLY|O_CREAT)
  *   connect-race ROOTSOCK OUTSIDESOCK LINK N
  *                            as chmod-race, with N raw connects of a new
  *                            non-blocking unix stream socket to LINK instead
@@ -636,6 +638,7 @@ struct flood {
 	const char *path;
 	long n, failed;
 	int first_err;
+	bool libc_write;  /* open(PATH, O_WRONLY|O_CREAT) through libc, not chmod */
 	pthread_t th;
 };
 
@@ -643,15 +646,26 @@ static void *flood_main(void *arg)
 {
 	struct flood *f = arg;
 
-	for (long i = 0; i < f->n; i++)
-		if (raw_chmod(f->path, i & 1 ? 0640 : 0600) != 0 && f->failed++ == 0)
+	for (long i = 0; i < f->n; i++) {
+		long r;
+		if (f->libc_write) {
+			int fd = open(f->path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+			r = fd;
+			if (fd >= 0)
+				close(fd);
+		} else {
+			r = raw_chmod(f->path, i & 1 ? 0640 : 0600);
+		}
+		if (r < 0 && f->failed++ == 0)
 			f->first_err = errno;
+	}
 	return NULL;
 }
 
-/* @threads threads of @n chmods each: RET the calls that failed. */
-static struct outcome chmod_flood(const char *path, long threads, long n, char *info,
-				  size_t size)
+/* @threads threads of @n chmods (or libc write-opens) each: RET the calls
+ * that failed. */
+static struct outcome chmod_flood(const char *path, long threads, long n, bool libc_write,
+				  char *info, size_t size)
 {
 	struct outcome o = { 0, 0, NULL };
 	struct flood f[64];
@@ -660,7 +674,7 @@ static struct outcome chmod_flood(const char *path, long threads, long n, char *
 	if (threads < 1 || threads > 64)
 		usage("chmod-flood: THREADS must be 1 to 64");
 	for (long t = 0; t < threads; t++) {
-		f[t] = (struct flood){ .path = path, .n = n };
+		f[t] = (struct flood){ .path = path, .n = n, .libc_write = libc_write };
 		int r = pthread_create(&f[t].th, NULL, flood_main, &f[t]);
 		if (r) {
 			o.ret = -1;
@@ -693,7 +707,7 @@ static const struct {
 	{ "count", 1 }, { "pidfile", 1 }, { "sys-chmod", 2 }, { "sys-fchmodat", 4 },
 	{ "sys-chown", 3 }, { "sys-lchown", 3 }, { "sys-utimens", 2 }, { "sys-setxattr", 3 },
 	{ "sys-removexattr", 2 }, { "chmod-race", 4 }, { "chmod-bytes-race", 3 },
-	{ "chmod-flood", 3 }, { "connect-race", 4 }, { "fd-write", 2 }, { "fd-truncate", 1 },
+	{ "chmod-flood", 3 }, { "write-flood", 3 }, { "connect-race", 4 }, { "fd-write", 2 }, { "fd-truncate", 1 },
 	{ "fd-sum", 1 }, { "fd-find", 1 }, { "open-ro", 1 }, { "open-rw", 1 }, { "fd-chmod", 2 },
 	{ "connect", 2 }, { "sys-connect", 2 }, { "uring-connect", 2 },
 	{ "sys-udp", 3 }, { "sys-abstract", 1 }, { "sys-unix", 2 }, { "sys-unix-dgram", 1 },
@@ -857,7 +871,9 @@ int main(int argc, char **argv)
 			o = chmod_race(flip_bytes, race_chmod, (const char *)race.buf, num(a[2]),
 				       info, sizeof(info));
 		} else if (strcmp(op, "chmod-flood") == 0) {
-			o = chmod_flood(a[0], num(a[1]), num(a[2]), info, sizeof(info));
+			o = chmod_flood(a[0], num(a[1]), num(a[2]), false, info, sizeof(info));
+		} else if (strcmp(op, "write-flood") == 0) {
+			o = chmod_flood(a[0], num(a[1]), num(a[2]), true, info, sizeof(info));
 		} else if (strcmp(op, "fd-write") == 0) {
 			STEP(&o, "write", syscall(SYS_write, num(a[0]), a[1], strlen(a[1])));
 		} else if (strcmp(op, "fd-truncate") == 0) {

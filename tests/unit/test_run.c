@@ -1496,7 +1496,11 @@ Test(supervisor, env_clean_passes_env_pass_and_path_only, .init = setup, .fini =
 	cr_expect(env_of("CORDON_POLICY_FD") && *env_of("CORDON_POLICY_FD") >= '0' &&
 			  *env_of("CORDON_POLICY_FD") <= '9',
 		  "CORDON_POLICY_FD: %s", env_of("CORDON_POLICY_FD"));
-	cr_expect_eq(env_count(), 4, "want FOO PATH LD_PRELOAD CORDON_POLICY_FD only:\n%s", R.out);
+	cr_expect(env_of("CORDON_EVENT_FD") && *env_of("CORDON_EVENT_FD") >= '0' &&
+			  *env_of("CORDON_EVENT_FD") <= '9',
+		  "CORDON_EVENT_FD: %s", env_of("CORDON_EVENT_FD"));
+	cr_expect_eq(env_count(), 5,
+		     "want FOO PATH LD_PRELOAD CORDON_POLICY_FD CORDON_EVENT_FD only:\n%s", R.out);
 }
 
 Test(supervisor, env_deny_removes_matching, .init = setup, .fini = teardown, .timeout = 30)
@@ -1656,4 +1660,83 @@ Test(kernel, status_with_shim_no_says_shim_off, .init = setup, .fini = teardown,
 				"off (shim no)"),
 		  "the shim column does not say it is off:\n%s", R.out);
 	cr_expect_not(strstr(R.out, "refuses"), "a shim feature is listed:\n%s", R.out);
+}
+
+/* ==================================================================================== */
+/* The run's summary: what was refused, exactly, said at exit.                          */
+/* ==================================================================================== */
+
+/* 4 processes x 3 threads x 50 refused write-opens through the shim, and 3
+ * supervised chmods of a static program, all at once: the summary counts
+ * every one (the log is off: counting does not depend on it). */
+Test(summary, counts_exact_across_processes_and_threads, .init = setup, .fini = teardown,
+     .timeout = 60)
+{
+	need_seccomp();
+	const char *flood = fmt("%s write-flood %s 3 50", ops_dyn, tp("outside/new"));
+	run(ARGS("--log", "off", "--summary", tp("summary.json")),
+	    ARGS("/bin/sh", "-c",
+		 fmt("%s & %s & %s & %s & %s sys-chmod outside/canary 777 sys-chmod outside/canary "
+		     "777 sys-chmod outside/canary 777; wait",
+		     flood, flood, flood, flood, ops_static)));
+	expect_exit(0);
+	const char *s = content("summary.json");
+	cr_assert_not_null(s, "no summary file");
+	cr_expect(strncmp(s, "{\"v\":1,\"refused\":603,\"warned\":0,\"refused_by_op\":{", 47) == 0,
+		  "summary:\n%s", s);
+	cr_expect(strstr(s, "\"create\":600") && strstr(s, "\"metadata\":3"), "summary:\n%s", s);
+	cr_expect(strstr(s, "\"targets\":2,\"top\":[{\"op\":\"create\",\"target\":"), "summary:\n%s",
+		  s);
+	cr_expect(strstr(s, fmt("\"target\":\"%s\",\"count\":600,\"reason\":\"outside write "
+				"roots\",\"layer\":\"shim\",\"allow\":\"write %s\"}",
+				tp("outside/new"), tp("outside"))),
+		  "summary:\n%s", s);
+	cr_expect(strstr(s, fmt("{\"op\":\"metadata\",\"target\":\"%s\",\"count\":3,\"reason\":"
+				"\"outside write roots\",\"layer\":\"supervisor\"",
+				tp("outside/canary"))),
+		  "summary:\n%s", s);
+	cr_expect(strstr(s, "\"status\":0,\"signal\":null,\"timed_out\":false}\n"), "summary:\n%s",
+		  s);
+	cr_expect_not(strstr(R.err, "cordon:"), "cordon said something:\n%s", R.err);
+	expect_outside_intact();
+}
+
+/* A program that fails after a refusal is told so in one line; one that
+ * succeeds, or fails with nothing refused, is not. */
+Test(summary, hint_only_when_the_program_failed_after_a_refusal, .init = setup,
+     .fini = teardown, .timeout = 30)
+{
+	const char *hint = "cordon: the program exited 3; 1 call refused (write 1), which may be "
+			   "why (--log-summary yes lists the most refused)\n";
+
+	run(NULL, ARGS(ops_dyn, "write", "outside/canary", "x", "exit", "3"));
+	expect_exit(3);
+	cr_expect(strstr(R.err, hint), "stderr:\n%s", R.err);
+	run(NULL, ARGS(ops_dyn, "write", "outside/canary", "x", "exit", "0"));
+	expect_exit(0);
+	cr_expect_not(strstr(R.err, "the program exited"), "stderr:\n%s", R.err);
+	run(NULL, ARGS(ops_dyn, "write", "root/fine", "x", "exit", "3"));
+	expect_exit(3);
+	cr_expect_not(strstr(R.err, "the program exited"), "stderr:\n%s", R.err);
+	expect_outside_intact();
+}
+
+/* log-summary yes: the counts and the most refused targets, each with the
+ * line that would allow it, most refused first. */
+Test(summary, log_summary_lists_targets_with_what_allows_them, .init = setup,
+     .fini = teardown, .timeout = 30)
+{
+	run(ARGS("--log-summary", "yes"),
+	    ARGS(ops_dyn, "write", "outside/a", "x", "write", "outside/b", "x", "write",
+		 "outside/b", "x", "connect", "127.0.0.1", "9"));
+	expect_exit(0);
+	const char *s = strstr(R.err, "cordon: summary: ");
+	cr_assert_not_null(s, "no summary:\n%s", R.err);
+	cr_expect_str_eq(s, fmt("cordon: summary: 4 calls refused (create 3, connect 1)\n"
+				"cordon:      2  create %s: outside write roots; to allow: write %s\n"
+				"cordon:      1  create %s: outside write roots; to allow: write %s\n"
+				"cordon:      1  connect 127.0.0.1:9/tcp: network is none and the "
+				"port is not listed; to allow: net-connect PORT or net all\n",
+				tp("outside/b"), tp("outside"), tp("outside/a"), tp("outside")));
+	expect_outside_intact();
 }

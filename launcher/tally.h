@@ -1,0 +1,57 @@
+/*
+ * tally.h - what a `cordon run` refused, summed up for the whole run.
+ *
+ * Every shim in the run sends each refusal to cordon over one datagram
+ * socket (CORDON_EVENT_FD; shim.c's report()), whatever the log level, and
+ * the supervisor adds its own. At exit cordon says what was refused: a
+ * one-line hint when the program failed, the counts by operation and the
+ * ten most refused targets (log-summary yes), and the same as JSON for
+ * callers (summary FILE), so that "the program failed" and "the program
+ * was refused something" can be told apart.
+ */
+#ifndef CORDON_TALLY_H
+#define CORDON_TALLY_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "../shim/policy.h"
+
+#define TALLY_TOP 10
+
+struct tally_target;
+
+struct tally {
+	long denied, warned;          /* refusals enforced; logged only (mode warn) */
+	long dropped;                 /* malformed records, or targets past the table's size */
+	struct tally_op {
+		char name[16];
+		long count;
+	} ops[16];
+	size_t n_ops, n_targets;
+	struct tally_target *targets; /* uthash, by op and target */
+};
+
+/* One refusal: @verdict "deny" or "warn", @op as logged ("create",
+ * "connect"), @target the resolved path or address, @reason why (or @why,
+ * a string that outlives the tally, for a refusal that is not the
+ * policy's). */
+void tally_add(struct tally *t, const char *verdict, const char *op, const char *target,
+	       enum reason reason, const char *why, const char *layer);
+
+/* Read every record queued on the datagram socket @fd (not blocking). */
+void tally_recv(struct tally *t, int fd);
+
+/* "3 calls refused (create 2, connect 1)" into @buf; "" when nothing was. */
+size_t tally_brief(const struct tally *t, char *buf, size_t size);
+
+/* The summary lines (log-summary yes), each starting "cordon: ". */
+void tally_print(const struct tally *t, FILE *out);
+
+/* The summary as one JSON object on one line, with the run's outcome
+ * (@status the exit status, or -1; @signal, or 0). */
+void tally_json(const struct tally *t, FILE *out, int status, int signal, bool timed_out);
+
+void tally_free(struct tally *t);
+
+#endif /* CORDON_TALLY_H */
