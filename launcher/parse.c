@@ -30,7 +30,7 @@ const struct directive directives[] = {
 	{ "write", ARG_PATHS, NULL, 0, PATH_WRITE, "PATH...",
 	  "allow creating, changing and deleting beneath PATH (write implies read); PATH must exist unless written ?PATH" },
 	{ "read-deny", ARG_PATHS, NULL, 0, PATH_READ_DENY, "PATH...",
-	  "refuse reading (and writing) beneath PATH, even inside a write root; PATH need not exist" },
+	  "refuse reading (and writing) beneath PATH; PATH need not exist (inside a write root the kernel layer cannot: see on-unsupported)" },
 	{ "write-deny", ARG_PATHS, NULL, 0, PATH_WRITE_DENY, "PATH...",
 	  "refuse creating, changing and deleting beneath PATH even inside a write root; reading stays allowed; PATH need not exist" },
 	{ "unix-socket", ARG_PATHS, NULL, 0, PATH_SOCKET, "PATH...",

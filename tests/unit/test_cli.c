@@ -639,3 +639,101 @@ Test(binary, version_and_help_exit_0, .init = setup, .fini = teardown, .timeout 
 	cr_expect_str_eq(r->err, "");
 	free(r);
 }
+
+/* --- documentation ------------------------------------------------------------------ */
+
+/* The whole of @rel (in the repository), or a failed assertion. */
+static char *doc(const char *rel)
+{
+	char path[PATH_MAX + 64];
+	static char buf[1 << 18];
+
+	snprintf(path, sizeof(path), "%s/%s", src, rel);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	cr_assert_geq(fd, 0, "no %s: %s", path, strerror(errno));
+	ssize_t n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	cr_assert(n > 0 && n < (ssize_t)sizeof(buf) - 1, "%s: unreadable or too long", path);
+	buf[n] = '\0';
+	return buf;
+}
+
+/* Every directive but include is an option: each must be in cordon(1) (as
+ * "\-\-NAME", roff's hyphens), and every directive must have its section in
+ * docs/policy.md ("### NAME"). */
+Test(docs, every_option_in_the_man_page_and_policy_md, .init = setup, .fini = teardown)
+{
+	char want[128];
+	size_t n = 0;
+
+	char *man = strdup(doc("docs/cordon.1"));
+	char *md = strdup(doc("docs/policy.md"));
+	for (const struct directive *d = directives; d->name; d++, n++) {
+		char roff[96] = "\\-\\-";
+		size_t k = strlen(roff);
+		for (const char *p = d->name; *p && k + 3 < sizeof(roff); p++) {
+			if (*p == '-')
+				roff[k++] = '\\';
+			roff[k++] = *p;
+		}
+		roff[k] = '\0';
+		if (d->type != ARG_INCLUDE)  /* the one directive that is no option */
+			cr_expect(strstr(man, roff), "docs/cordon.1 does not mention %s", roff);
+		snprintf(want, sizeof(want), "\n### %s", d->name);
+		cr_expect(strstr(md, want), "docs/policy.md has no section for %s", d->name);
+	}
+	cr_expect_gt(n, 20, "only %zu directives", n);
+	free(man);
+	free(md);
+}
+
+/* What launcher/cordon.bash offers after @line (words split at spaces; a
+ * trailing space starts an empty word), completing build/cordon. */
+static const char *complete(const char *line)
+{
+	static char out[4096];
+	char script[2 * PATH_MAX + 512];
+	int p[2];
+
+	snprintf(script, sizeof(script),
+		 "source '%s/launcher/cordon.bash'; read -ra W <<< \"$1\"; "
+		 "[[ $1 == *' ' ]] && W+=(''); COMP_WORDS=('%s' \"${W[@]}\"); "
+		 "COMP_CWORD=$((${#COMP_WORDS[@]} - 1)); _cordon; echo \"${COMPREPLY[*]}\"",
+		 src, bin);
+	cr_assert_eq(pipe(p), 0);
+	pid_t pid = fork();
+	cr_assert_geq(pid, 0);
+	if (pid == 0) {
+		dup2(p[1], 1);
+		if (chdir(ws) < 0)
+			_exit(120);
+		execl("/bin/bash", "bash", "--norc", "-c", script, "_", line, (char *)NULL);
+		_exit(121);
+	}
+	close(p[1]);
+	ssize_t n, got = 0;
+	while ((n = read(p[0], out + got, sizeof(out) - 1 - (size_t)got)) > 0)
+		got += n;
+	close(p[0]);
+	int st;
+	waitpid(pid, &st, 0);
+	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "bash failed on '%s'", line);
+	out[got] = '\0';
+	out[strcspn(out, "\n")] = '\0';
+	return out;
+}
+
+Test(docs, bash_completion_offers_what_the_binary_has, .init = setup, .fini = teardown)
+{
+	if (access("/bin/bash", X_OK) != 0)
+		cr_skip_test("no /bin/bash");
+	cr_expect_str_eq(complete("ex"), "explain");
+	cr_expect_str_eq(complete("run --ne"), "--net --net-bind --net-connect");
+	cr_expect_str_eq(complete("run --net "), "none isolated all");
+	cr_expect_str_eq(complete("explain --on-unsupported "), "error warn ignore");
+	cr_expect_str_eq(complete("run --summ"), "--summary");
+	/* Policy names from the policy.d/ beside the uninstalled binary. */
+	const char *p = complete("run --policy off");
+	cr_expect(strncmp(p, "offline-build", 13) == 0, "--policy off: '%s'", p);
+	cr_expect_str_eq(complete("run --timeout "), "");
+}
