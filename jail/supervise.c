@@ -731,7 +731,10 @@ static int supervise_connect(int listener, const struct seccomp_notif *req, bool
 		addr = a[1];
 		len = a[2];
 	}
-	/* As the kernel's move_addr_to_kernel: socklen_t is an int there. */
+	/* The kernel takes the descriptor and the length as ints (the low 32
+	 * bits), and refuses a length below 0 or above sockaddr_storage. */
+	fd = (uint32_t)fd;
+	len = (uint32_t)len;
 	if (len > sizeof(j.sa))
 		return -EINVAL;
 	if (fd > INT32_MAX)
@@ -756,7 +759,9 @@ static int supervise_connect(int listener, const struct seccomp_notif *req, bool
 	if (pidfd < 0)
 		return -ESRCH;
 	j.sock = (int)syscall(SYS_pidfd_getfd, pidfd, (int)fd, 0);
-	r = j.sock < 0 ? (errno == ESRCH ? -ESRCH : -EBADF) : 0;
+	/* EPERM: a program that made itself undumpable, under a cordon that
+	 * may not trace it (not root): its connects fail (threat-model.md). */
+	r = j.sock < 0 ? (errno == ESRCH || errno == EPERM ? -errno : -EBADF) : 0;
 	close(pidfd);
 	if (r)
 		return r;

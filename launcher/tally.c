@@ -98,8 +98,9 @@ void tally_recv(struct tally *t, int fd)
 			f[k++] = p;
 		char *end;
 		long reason = k == 5 ? strtol(f[3], &end, 10) : -1;
-		if (k != 5 || strcmp(f[0], "1") != 0 || *end || reason < 0 ||
-		    reason > REASON_NET_ABSTRACT || !*f[2] || strlen(f[2]) >= 16) {
+		if (k != 5 || strcmp(f[0], "1") != 0 || *end || reason < 0 || reason > INT_MAX ||
+		    strcmp(reason_text((enum reason)reason), "?") == 0 || !*f[2] ||
+		    strlen(f[2]) >= 16) {
 			t->dropped++;
 			continue;
 		}
