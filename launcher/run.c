@@ -937,7 +937,8 @@ static void run_summary(const struct policy *pol, const struct log_relay *log,
 	}
 	tally_brief(t, brief, sizeof(brief));
 	bool failed = timed_out || !WIFEXITED(status) || WEXITSTATUS(status) != 0;
-	if (failed && brief[0]) {
+	/* What mode warn let through cannot be why it failed. */
+	if (failed && t->denied) {
 		char how[64];
 		if (timed_out)
 			snprintf(how, sizeof(how), "ran out of time");
