@@ -631,7 +631,7 @@ static struct {
 	struct connect_job *head, **tail;
 	unsigned idle, queued;
 	int listener;
-} pool = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, NULL, NULL, 0, 0, -1 };
+} pool = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, NULL, &pool.head, 0, 0, -1 };
 
 static void *pool_thread(void *arg)
 {
@@ -689,8 +689,6 @@ static int connect_later(int listener, struct connect_job *j)
 	if (copy && pool.listener >= 0 && (pool.idle > pool.queued || pool_start())) {
 		*copy = *j;
 		copy->next = NULL;
-		if (!pool.tail)
-			pool.tail = &pool.head;
 		*pool.tail = copy;
 		pool.tail = &copy->next;
 		pool.queued++;

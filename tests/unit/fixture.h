@@ -57,4 +57,42 @@ __attribute__((format(printf, 1, 2))) static inline const char *fmt(const char *
 }
 #endif /* FIXTURE_TREE */
 
+#ifdef FIXTURE_RUN_OPS
+#include <limits.h>
+#include <string.h>
+
+/* One result line of tests/helpers/run_ops.c: "NAME RET ERRNO [INFO]". */
+struct res {
+	char op[32];
+	long ret;
+	int err;
+	char info[PATH_MAX];
+};
+
+/* The result lines of run_ops's output @out into @v, in order (other
+ * lines, such as the "env:" lines of its env operation, are passed over). */
+static inline size_t fixture_results(const char *out, struct res *v, size_t max)
+{
+	size_t n = 0;
+
+	for (const char *p = out; *p && n < max;) {
+		char line[PATH_MAX + 64];
+		size_t l = strcspn(p, "\n");
+		if (l < sizeof(line)) {
+			memcpy(line, p, l);
+			line[l] = '\0';
+			v[n].info[0] = '\0';
+			if (strncmp(line, "env:", 4) != 0 &&
+			    sscanf(line, "%31s %ld %d %4095s", v[n].op, &v[n].ret, &v[n].err,
+				   v[n].info) >= 3)
+				n++;
+		}
+		p += l;
+		if (*p)
+			p++;
+	}
+	return n;
+}
+#endif /* FIXTURE_RUN_OPS */
+
 #endif /* CORDON_TESTS_FIXTURE_H */

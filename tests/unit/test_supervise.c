@@ -57,7 +57,8 @@
 #include <sys/xattr.h>
 #include <time.h>
 #include <unistd.h>
-#define FIXTURE_TREE  /* T, tp(), fmt() */
+#define FIXTURE_TREE     /* T, tp(), fmt() */
+#define FIXTURE_RUN_OPS  /* struct res, fixture_results() */
 #include "fixture.h"
 
 #define GUARD_SECONDS 20          /* a cordon still running after this is killed */
@@ -406,34 +407,10 @@ static void expect_exit(int code)
 
 /* --- the driver's result lines ---------------------------------------------------- */
 
-struct res {
-	char op[32];
-	long ret;
-	int err;
-	char info[PATH_MAX];
-};
-
 /* The lines "NAME RET ERRNO [INFO]" of R.out, in order. */
 static size_t results(struct res *v, size_t max)
 {
-	size_t n = 0;
-
-	for (const char *p = R.out; *p && n < max;) {
-		char line[PATH_MAX + 64];
-		size_t l = strcspn(p, "\n");
-		if (l < sizeof(line)) {
-			memcpy(line, p, l);
-			line[l] = '\0';
-			v[n].info[0] = '\0';
-			if (sscanf(line, "%31s %ld %d %4095s", v[n].op, &v[n].ret, &v[n].err,
-				   v[n].info) >= 3)
-				n++;
-		}
-		p += l;
-		if (*p)
-			p++;
-	}
-	return n;
+	return fixture_results(R.out, v, max);
 }
 
 struct want {
