@@ -25,6 +25,8 @@ void cli_usage(FILE *out)
 {
 	fputs("usage: cordon run [OPTIONS] [--] PROGRAM [ARGS]...\n"
 	      "       cordon explain [OPTIONS] [OP TARGET]...\n"
+	      "       cordon explain [OPTIONS] --last\n"
+	      "       cordon learn [OPTIONS] [-o FILE] [--] PROGRAM [ARGS]...\n"
 	      "       cordon status [OPTIONS]\n"
 	      "       cordon selftest [OPTIONS]\n"
 	      "       cordon --help | --version\n"
@@ -40,12 +42,23 @@ void cli_usage(FILE *out)
 	      "explain: print the compiled policy, or for each OP TARGET the decision and\n"
 	      "the rule that made it. OP is read, write, connect or bind; TARGET is a path\n"
 	      "(relative to the working directory), HOST:PORT, [IPV6]:PORT, udp:HOST:PORT,\n"
-	      "unix:PATH or unix:@ABSTRACT.\n"
+	      "unix:PATH or unix:@ABSTRACT. With --last: each target the last run was\n"
+	      "refused, decided again under the policy given, and the lines that would\n"
+	      "allow what it still refuses (exit 1 while something is still refused).\n"
+	      "\n"
+	      "learn: run PROGRAM in mode warn (the shim records, nothing is refused,\n"
+	      "the kernel layer is off) and write the policy that would let that run\n"
+	      "pass: the policies given, plus a commented line for each access they\n"
+	      "refused. Exit status: the program's.\n"
 	      "\n"
 	      "options:\n"
 	      "  --policy NAME|FILE     policy to load (repeatable; default: default)\n"
 	      "  --workspace DIR        value of ${WORKSPACE} (default: working directory)\n"
-	      "  --no-subprocess        same as --subprocess no\n",
+	      "  --no-subprocess        same as --subprocess no\n"
+	      "  -v, -vv                -v: --log all (allowed calls too); -vv: also the calls\n"
+	      "                         the supervisor made for the program\n"
+	      "  --last                 explain: the last run's refusals (see FILES in cordon(1))\n"
+	      "  -o, --output FILE      learn: write the policy to FILE (default: stdout)\n",
 	      out);
 	for (const struct directive *d = directives; d->name; d++) {
 		char left[64];
@@ -106,6 +119,7 @@ int cli_parse(int argc, char **argv, struct cli *cli, char *err, size_t errsize)
 		{ "run", CMD_RUN },
 		{ "status", CMD_STATUS },
 		{ "selftest", CMD_SELFTEST },
+		{ "learn", CMD_LEARN },
 	};
 	size_t c;
 	for (c = 0; c < sizeof(commands) / sizeof(commands[0]); c++)
@@ -132,6 +146,30 @@ int cli_parse(int argc, char **argv, struct cli *cli, char *err, size_t errsize)
 		}
 		if (arg[0] != '-' || arg[1] == '\0')
 			break;
+		if (strcmp(arg, "-v") == 0 || strcmp(arg, "-vv") == 0) {
+			if (cli->n_opts == CLI_MAX_OPTIONS)
+				return errf(err, errsize, "too many options (at most %d)", CLI_MAX_OPTIONS);
+			cli->verbose += arg[2] ? 2 : 1;
+			cli->opts[cli->n_opts].name = "log";
+			cli->opts[cli->n_opts++].value = "all";
+			continue;
+		}
+		if (strcmp(arg, "--last") == 0) {
+			if (cli->cmd != CMD_EXPLAIN)
+				return errf(err, errsize, "option --last is for cordon explain");
+			cli->last = true;
+			continue;
+		}
+		if (strcmp(arg, "-o") == 0 || strcmp(arg, "--output") == 0 ||
+		    strncmp(arg, "--output=", 9) == 0) {
+			const char *v = arg[1] == 'o' ? argv[++i] : arg[8] == '=' ? arg + 9 : argv[++i];
+			if (cli->cmd != CMD_LEARN)
+				return errf(err, errsize, "option %.8s is for cordon learn", arg);
+			if (i >= argc || !v || !*v)
+				return errf(err, errsize, "option %.8s needs a FILE", arg);
+			cli->output = v;
+			continue;
+		}
 		if (arg[1] != '-')
 			return errf(err, errsize, "unknown option '%s' (options are long: --name)", arg);
 

@@ -9,6 +9,7 @@
 #ifndef CORDON_CLI_H
 #define CORDON_CLI_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -17,7 +18,7 @@
 #define CLI_MAX_POLICIES 64
 #define CLI_MAX_OPTIONS 1024
 
-enum command { CMD_HELP, CMD_VERSION, CMD_EXPLAIN, CMD_RUN, CMD_STATUS, CMD_SELFTEST };
+enum command { CMD_HELP, CMD_VERSION, CMD_EXPLAIN, CMD_RUN, CMD_STATUS, CMD_SELFTEST, CMD_LEARN };
 
 struct cli_option {
 	const char *name;             /* directive name */
@@ -31,6 +32,9 @@ struct cli {
 	struct cli_option opts[CLI_MAX_OPTIONS];
 	size_t n_opts;
 	const char *workspace;        /* NULL: the working directory */
+	const char *output;           /* learn -o FILE; NULL: stdout */
+	bool last;                    /* explain --last */
+	int verbose;                  /* -v 1, -vv 2 */
 	char **args;                  /* what follows the options */
 	int n_args;
 };

@@ -17,6 +17,9 @@
 #include <sys/un.h>
 
 #include "../shim/path.h"
+#include "lastrun.h"
+#include "suggest.h"
+#include "tally.h"
 #include "util.h"
 
 /* Where @r was written, without its text: "FILE:LINE" or "command line". */
@@ -335,4 +338,90 @@ void explain_policy(const struct policy *pol, FILE *out)
 	print_setting(out, "log-file", pol->log_file.value ? pol->log_file.value : "stderr", pol->log_file.rule);
 	print_setting(out, "summary", pol->summary_file.value ? pol->summary_file.value : "none",
 		      pol->summary_file.rule);
+}
+
+static void print_outcome(FILE *out, const struct tally_run *run)
+{
+	if (run->timed_out)
+		fputs("ran out of time", out);
+	else if (run->signal)
+		fprintf(out, "was killed by signal %d", run->signal);
+	else if (run->status >= 0)
+		fprintf(out, "exited %d", run->status);
+	else
+		fputs("ended", out);
+}
+
+int explain_last(const struct policy *pol, const char *home, const char *workspace, FILE *out,
+		 char *err, size_t errsize)
+{
+	char path[PATH_MAX], brief[512], where[PATH_MAX + 256];
+	struct tally t = { 0 };
+	struct tally_run run;
+	struct suggest s;
+	FILE *in;
+	int ret;
+
+	if (lastrun_path(path, err, errsize) < 0)
+		return -1;
+	if (!(in = fopen(path, "re")))
+		return errf(err, errsize, "no run recorded (%s: %s); cordon run records each run there",
+			    path, strerror(errno));
+	char lerr[128];
+	ret = tally_load(&t, &run, in, lerr, sizeof(lerr));
+	fclose(in);
+	if (ret < 0) {
+		tally_free(&t);
+		return errf(err, errsize, "unable to read %s: %s", path, lerr);
+	}
+	if (suggest_build(&s, &t, pol, home, workspace) < 0) {
+		tally_free(&t);
+		return errf(err, errsize, "out of memory");
+	}
+
+	tally_brief(&t, brief, sizeof(brief));
+	fprintf(out, "last run: %s\n  in %s at %s (mode %s): ", run.cmd, run.cwd, run.when, run.mode);
+	print_outcome(out, &run);
+	fprintf(out, "\n  %s\n", brief[0] ? brief : "nothing refused");
+	if (t.dropped)
+		fprintf(out, "  (%ld refusals not recorded: too many targets or malformed reports)\n",
+			t.dropped);
+	for (size_t i = 0; i < s.n_entries; i++) {
+		const struct suggest_entry *e = &s.entries[i];
+		bool allowed = e->decided && e->d.allow;
+		fprintf(out, "\n%-6s %s %s", allowed ? "allow" : "deny", e->t->key, e->t->target);
+		fprintf(out, " (%ld time%s, %s)\n", e->t->count, e->t->count == 1 ? "" : "s",
+			e->t->layer);
+		if (allowed) {
+			rule_describe(e->d.rule, where, sizeof(where));
+			fprintf(out, "       now allowed: %s (%s)\n", reason_text(e->d.reason), where);
+			continue;
+		}
+		enum reason r = e->decided ? e->d.reason : e->t->reason;
+		fprintf(out, "       %s%s%s", e->t->why && !e->decided ? e->t->why : reason_text(r),
+			e->decided && e->d.matched ? " " : "",
+			e->decided && e->d.matched ? e->d.matched : "");
+		if (e->decided && e->d.rule) {
+			rule_describe(e->d.rule, where, sizeof(where));
+			fprintf(out, " (%s)", where);
+		}
+		fputc('\n', out);
+		if (e->line >= 0)
+			fprintf(out, "       to allow: %s %s\n", s.lines[e->line].directive,
+				s.lines[e->line].shown);
+		else if (e->unlearnable)
+			fprintf(out, "       no line to add allows it: %s\n", e->unlearnable);
+	}
+	size_t refused = s.n_entries - s.n_allowed;
+	if (s.n_lines) {
+		fprintf(out, "\nto allow %s, add to the policy:\n",
+			s.n_unlearnable ? "the rest" : refused == 1 ? "it" : "them all");
+		suggest_print(&s, out, "  ", false);
+	} else if (s.n_entries && !refused) {
+		fputs("\nthe policy given allows every one of them\n", out);
+	}
+	ret = refused == 0;
+	suggest_free(&s);
+	tally_free(&t);
+	return ret;
 }

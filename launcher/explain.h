@@ -19,6 +19,15 @@
 int explain_query(const struct policy *pol, const char *op, const char *target, const char *cwd,
 		  const char *home, FILE *out, char *err, size_t errsize);
 
+/*
+ * `cordon explain --last`: each target the last run (lastrun.h) was
+ * refused, decided again under @pol, and the lines that would allow what
+ * @pol still refuses. Returns 1 when @pol allows them all, 0 when it does
+ * not, -1 when there is no readable record (reason in @err).
+ */
+int explain_last(const struct policy *pol, const char *home, const char *workspace, FILE *out,
+		 char *err, size_t errsize);
+
 /* Print the compiled policy: every root and setting with its origin. */
 void explain_policy(const struct policy *pol, FILE *out);
 

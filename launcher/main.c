@@ -13,6 +13,7 @@
 #include "../shim/path.h"
 #include "cli.h"
 #include "explain.h"
+#include "learn.h"
 #include "run.h"
 #include "util.h"
 
@@ -50,10 +51,19 @@ static void search_dirs(const char *dirs[4], char exe_rel[PATH_MAX])
 }
 
 static int cmd_explain(const struct cli *cli, const struct policy *pol, const char *cwd,
-		       const char *home)
+		       const char *home, const char *workspace)
 {
 	char err[PATH_MAX + 256];
 
+	if (cli->last) {
+		if (cli->n_args)
+			die("unable to explain '%s' with --last: give either OP TARGET pairs or --last",
+			    cli->args[0]);
+		int r = explain_last(pol, home, workspace, stdout, err, sizeof(err));
+		if (r < 0)
+			die("unable to explain the last run: %s", err);
+		return r ? 0 : 1;
+	}
 	if (cli->n_args == 0) {
 		explain_policy(pol, stdout);
 		return 0;
@@ -118,13 +128,16 @@ int main(int argc, char **argv)
 
 	switch (cli.cmd) {
 	case CMD_RUN:
-		ret = cmd_run(&pol, cli.args, env.tmpdir);
+		ret = cmd_run(&pol, cli.args, env.tmpdir, NULL);
+		break;
+	case CMD_LEARN:
+		ret = cmd_learn(&cli, &pol, env.home, workspace, env.tmpdir);
 		break;
 	case CMD_STATUS:
 		ret = cmd_status(&pol, stdout);
 		break;
 	case CMD_SELFTEST:
-		ret = cmd_run(&pol, (char *[]){ "true", NULL }, env.tmpdir);
+		ret = cmd_run(&pol, (char *[]){ "true", NULL }, env.tmpdir, NULL);
 		if (ret == 0)
 			printf("selftest: the kernel layer refused a write outside the write roots%s\n",
 			       pol.subprocess.value ? "" : " and a fork");
@@ -133,7 +146,7 @@ int main(int argc, char **argv)
 	case CMD_HELP:
 	case CMD_VERSION:
 	default:
-		ret = cmd_explain(&cli, &pol, cwd, env.home);
+		ret = cmd_explain(&cli, &pol, cwd, env.home, workspace);
 		break;
 	}
 	policy_free(&pol);

@@ -1000,10 +1000,12 @@ int policy_apply_option(struct parse_ctx *ctx, const char *name, const char *val
 	return ctx->errors == before ? 0 : -1;
 }
 
-/* One argument as the tokenizer reads it back: in quotes, with \" \\ and
- * $$ escaped, so any path survives the round trip. */
-static void put_quoted(FILE *out, const char *s)
+void policy_put_arg(FILE *out, const char *s, bool always)
 {
+	if (!always && *s && s[strcspn(s, " \t\"\\#$")] == '\0') {
+		fputs(s, out);
+		return;
+	}
 	fputc('"', out);
 	for (; *s; s++) {
 		if (*s == '"' || *s == '\\')
@@ -1023,7 +1025,7 @@ static void put_paths(FILE *out, const struct policy *p, enum path_kind kind, co
 		if (!(e->kinds & 1u << kind))
 			continue;
 		fprintf(out, "%s ", name);
-		put_quoted(out, e->path);
+		policy_put_arg(out, e->path, true);
 		fputc('\n', out);
 	}
 }
@@ -1052,7 +1054,7 @@ int policy_serialize(const struct policy *p, FILE *out)
 	fprintf(out, "log-summary %s\n", bool_names[p->log_summary.value]);
 	if (p->log_file.value) {
 		fprintf(out, "log-file ");
-		put_quoted(out, p->log_file.value);
+		policy_put_arg(out, p->log_file.value, true);
 		fputc('\n', out);
 	}
 	return ferror(out) ? -EIO : 0;

@@ -94,6 +94,11 @@ int policy_load(struct parse_ctx *ctx, const char *name);
  * to its directory). Returns 0 or -1 as policy_load(). */
 int policy_parse_buffer(struct parse_ctx *ctx, const char *file, const char *buf, size_t len);
 
+/* @s as one argument the tokenizer reads back: in quotes (@always, or
+ * when it needs them) with \" \\ and $$ escaped, so any path survives the
+ * round trip. */
+void policy_put_arg(FILE *out, const char *s, bool always);
+
 /*
  * Write what the shim enforces of @p (write roots, read-deny, sockets,
  * network, subprocess, mode, log) in the policy language, every path

@@ -41,6 +41,7 @@
 #include "../shim/log.h"
 #include "../shim/path.h"
 #include "explain.h"
+#include "lastrun.h"
 #include "tally.h"
 #include "util.h"
 
@@ -946,7 +947,8 @@ static void run_summary(const struct policy *pol, const struct log_relay *log,
 			snprintf(how, sizeof(how), "was killed by signal %d", WTERMSIG(status));
 		else
 			snprintf(how, sizeof(how), "exited %d", WEXITSTATUS(status));
-		warn("the program %s; %s, which may be why (%s)", how, brief,
+		warn("the program %s; %s, which may be why (%s; "
+		     "cordon explain --last says how to allow each)", how, brief,
 		     pol->log.value == LOG_OFF ? "log deny shows each one"
 		     : log_fd != STDERR_FILENO ? "the log file shows each one"
 		     : pol->log_summary.value ? "see the summary above"
@@ -968,7 +970,30 @@ static void run_summary(const struct policy *pol, const struct log_relay *log,
 	}
 }
 
-int cmd_run(struct policy *pol, char **argv, const char *tmpdir)
+/* The run, for `cordon explain --last`. Not being able to record it takes
+ * nothing from the run: said only in the verbose log. */
+static void record_run(const struct policy *pol, char **argv, const struct tally *t, int status,
+		       bool timed_out)
+{
+	struct tally_run run = {
+		.status = !timed_out && WIFEXITED(status) ? WEXITSTATUS(status) : -1,
+		.signal = !timed_out && WIFSIGNALED(status) ? WTERMSIG(status) : 0,
+		.timed_out = timed_out,
+	};
+	time_t now = time(NULL);
+	struct tm tm;
+
+	shell_join(argv, run.cmd, sizeof(run.cmd));
+	if (!getcwd(run.cwd, sizeof(run.cwd)))
+		snprintf(run.cwd, sizeof(run.cwd), "?");
+	if (gmtime_r(&now, &tm))
+		strftime(run.when, sizeof(run.when), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	snprintf(run.mode, sizeof(run.mode), "%s", run_mode_names[pol->mode.value]);
+	if (lastrun_save(t, &run) < 0 && pol->log.value == LOG_ALL)
+		warn_errno("unable to record the run for explain --last");
+}
+
+int cmd_run(struct policy *pol, char **argv, const char *tmpdir, struct tally *keep)
 {
 	static const int forwarded[] = { SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2,
 					 SIGWINCH, SIGCONT, SIGTSTP };
@@ -984,7 +1009,7 @@ int cmd_run(struct policy *pol, char **argv, const char *tmpdir)
 	probe(pol, false, &l);
 	check_shim(pol, &l);
 	check_supported(pol, &l);
-	if (pol->mode.value == MODE_WARN)
+	if (pol->mode.value == MODE_WARN && !keep)
 		warn("mode warn: the kernel layer is off; refusals are logged by the shim, not enforced");
 	if (pol->log.value == LOG_ALL && pol->mode.value == MODE_ENFORCE && l.be) {
 		/* The verbose log says which layers enforce, before anything runs. */
@@ -1171,7 +1196,11 @@ int cmd_run(struct policy *pol, char **argv, const char *tmpdir)
 		close(events[0]);
 	}
 	run_summary(pol, &log, &tally, summary_fd, status, timed_out);
-	tally_free(&tally);
+	record_run(pol, argv, &tally, status, timed_out);
+	if (keep)
+		*keep = tally;
+	else
+		tally_free(&tally);
 	if (log.file >= 0)
 		close(log.file);
 	remove_private_tmp();

@@ -9,9 +9,13 @@
 #include "../shim/policy.h"
 #include "parse.h"
 
+struct tally;
+
 /* Run @argv under @pol; returns the exit status to leave with. @tmpdir is
- * where the private TMPDIR is made. Dies (125) on cordon's own failures. */
-int cmd_run(struct policy *pol, char **argv, const char *tmpdir);
+ * where the private TMPDIR is made. What the run refused is recorded for
+ * `explain --last` (lastrun.h) and, when @keep is not NULL, handed over
+ * there (tally_free it). Dies (125) on cordon's own failures. */
+int cmd_run(struct policy *pol, char **argv, const char *tmpdir, struct tally *keep);
 
 /* Print what this host enforces of @pol, layer by layer. */
 int cmd_status(const struct policy *pol, FILE *out);

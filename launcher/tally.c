@@ -11,21 +11,10 @@
 #include <uthash.h>
 
 #include "../shim/log.h"
+#include "util.h"
 
 /* Distinct targets kept; refusals beyond are counted, not listed. */
 #define TALLY_TARGETS_MAX 10000
-
-struct tally_target {
-	UT_hash_handle hh;
-	long count;
-	size_t seq;                   /* first seen: ties keep that order */
-	enum reason reason;
-	const char *why;              /* instead of reason, or NULL */
-	const char *layer;            /* a string literal */
-	char *target;                 /* into key, after the op's NUL */
-	size_t keylen;
-	char key[];                   /* "OP\0TARGET" */
-};
 
 static void count_op(struct tally *t, const char *op)
 {
@@ -50,11 +39,13 @@ void tally_add(struct tally *t, const char *verdict, const char *op, const char 
 	size_t ol = strlen(op), tl = strlen(target), kl = ol + 1 + tl;
 	char key[64 + PATH_MAX];
 
-	if (strcmp(verdict, "warn") == 0)
-		t->warned++;
-	else
-		t->denied++;
-	count_op(t, op);
+	if (strcmp(verdict, "also") != 0) {
+		if (strcmp(verdict, "warn") == 0)
+			t->warned++;
+		else
+			t->denied++;
+		count_op(t, op);
+	}
 	if (kl >= sizeof(key)) {
 		t->dropped++;
 		return;
@@ -104,7 +95,7 @@ void tally_recv(struct tally *t, int fd)
 			t->dropped++;
 			continue;
 		}
-		tally_add(t, strcmp(f[1], "warn") == 0 ? "warn" : "deny", f[2], f[4],
+		tally_add(t, strcmp(f[1], "warn") == 0 || strcmp(f[1], "also") == 0 ? f[1] : "deny", f[2], f[4],
 			  (enum reason)reason, NULL, "shim");
 	}
 }
@@ -143,18 +134,28 @@ static int by_count(const void *a, const void *b)
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
-/* The @max most refused targets, most first, into @top; returns how many. */
-static size_t top(const struct tally *t, struct tally_target **v, size_t max)
+struct tally_target **tally_list(const struct tally *t, size_t *n)
 {
 	struct tally_target **all = calloc(t->n_targets ? t->n_targets : 1, sizeof(*all));
 	struct tally_target *e, *tmp;
-	size_t n = 0;
+
+	*n = 0;
+	if (!all)
+		return NULL;
+	HASH_ITER(hh, t->targets, e, tmp)
+		all[(*n)++] = e;
+	qsort(all, *n, sizeof(*all), by_count);
+	return all;
+}
+
+/* The @max most refused targets, most first, into @v; returns how many. */
+static size_t top(const struct tally *t, struct tally_target **v, size_t max)
+{
+	size_t n;
+	struct tally_target **all = tally_list(t, &n);
 
 	if (!all)
 		return 0;
-	HASH_ITER(hh, t->targets, e, tmp)
-		all[n++] = e;
-	qsort(all, n, sizeof(*all), by_count);
 	if (n > max)
 		n = max;
 	memcpy(v, all, n * sizeof(*v));
@@ -234,6 +235,231 @@ void tally_json(const struct tally *t, FILE *out, int status, int signal, bool t
 	else
 		fputs("\"signal\":null,", out);
 	fprintf(out, "\"timed_out\":%s}\n", timed_out ? "true" : "false");
+}
+
+/* --- the last run, saved and read back ------------------------------------ */
+
+void tally_save(const struct tally *t, const struct tally_run *run, FILE *out)
+{
+	size_t n;
+	struct tally_target **all = tally_list(t, &n);
+
+	fputs("{\"v\":1,\"cmd\":", out);
+	json_string(out, run->cmd);
+	fputs(",\"cwd\":", out);
+	json_string(out, run->cwd);
+	fputs(",\"time\":", out);
+	json_string(out, run->when);
+	fputs(",\"mode\":", out);
+	json_string(out, run->mode);
+	fprintf(out, ",\"status\":%d,\"signal\":%d,\"timed_out\":%s,\"refused\":%ld,\"warned\":%ld,"
+		"\"dropped\":%ld}\n", run->status, run->signal, run->timed_out ? "true" : "false",
+		t->denied, t->warned, t->dropped);
+	for (size_t i = 0; all && i < n; i++) {
+		fputs("{\"op\":", out);
+		json_string(out, all[i]->key);
+		fputs(",\"target\":", out);
+		json_string(out, all[i]->target);
+		fprintf(out, ",\"count\":%ld,\"code\":%d,\"reason\":", all[i]->count,
+			all[i]->why ? -1 : (int)all[i]->reason);
+		json_string(out, all[i]->why ? all[i]->why : reason_text(all[i]->reason));
+		fputs(",\"layer\":", out);
+		json_string(out, all[i]->layer);
+		fputs("}\n", out);
+	}
+	free(all);
+}
+
+struct kv {
+	const char *key, *val;        /* val: a decoded string, or a bare token */
+	bool str;
+};
+
+/* "\u00XX" and the other escapes of JSON, decoded in place from @s (after
+ * the opening quote); returns the character after the closing quote, or
+ * NULL. Bytes come back as putj() wrote them: \u00XX is the byte XX. */
+static char *json_unquote(char *s, char **start)
+{
+	char *w = s;
+
+	*start = s;
+	for (; *s && *s != '"'; s++) {
+		if (*s != '\\') {
+			*w++ = *s;
+			continue;
+		}
+		s++;
+		switch (*s) {
+		case '"': case '\\': case '/': *w++ = *s; break;
+		case 'n': *w++ = '\n'; break;
+		case 't': *w++ = '\t'; break;
+		case 'r': *w++ = '\r'; break;
+		case 'b': *w++ = '\b'; break;
+		case 'f': *w++ = '\f'; break;
+		case 'u': {
+			char hex[5] = { 0 }, *end;
+			for (int i = 0; i < 4; i++)
+				if (!(hex[i] = s[1 + i]))
+					return NULL;
+			unsigned long c = strtoul(hex, &end, 16);
+			if (*end || c == 0 || c > 0xff)
+				return NULL;  /* tally_save writes only bytes, never NUL */
+			*w++ = (char)c;
+			s += 4;
+			break;
+		}
+		default:
+			return NULL;
+		}
+	}
+	if (*s != '"')
+		return NULL;
+	*w = '\0';
+	return s + 1;
+}
+
+/* One flat JSON object (strings and bare values, no nesting) into @kv;
+ * returns how many pairs, or -1. */
+static int json_flat(char *s, struct kv *kv, int max)
+{
+	int n = 0;
+
+	while (*s == ' ')
+		s++;
+	if (*s++ != '{')
+		return -1;
+	while (*s == ' ')
+		s++;
+	if (*s == '}')
+		return 0;
+	for (;;) {
+		char *key;
+		if (n == max || *s != '"' || !(s = json_unquote(s + 1, &key)) || *s++ != ':')
+			return -1;
+		kv[n].key = key;
+		if (*s == '"') {
+			char *val;
+			if (!(s = json_unquote(s + 1, &val)))
+				return -1;
+			kv[n].val = val;
+			kv[n].str = true;
+		} else {
+			kv[n].val = s;
+			kv[n].str = false;
+			s += strcspn(s, ",}");
+			if (!*s || s == kv[n].val)
+				return -1;
+		}
+		n++;
+		char c = *s;
+		*s++ = '\0';  /* ends a bare value; a string's quote is already past */
+		if (c == '}')
+			return n;
+		if (c != ',')
+			return -1;
+	}
+}
+
+static const char *kv_get(const struct kv *kv, int n, const char *key, bool str)
+{
+	for (int i = 0; i < n; i++)
+		if (strcmp(kv[i].key, key) == 0)
+			return kv[i].str == str ? kv[i].val : NULL;
+	return NULL;
+}
+
+static bool kv_long(const struct kv *kv, int n, const char *key, long lo, long hi, long *out)
+{
+	const char *v = kv_get(kv, n, key, false);
+	char *end;
+
+	if (!v)
+		return false;
+	errno = 0;
+	*out = strtol(v, &end, 10);
+	return !errno && !*end && end != v && *out >= lo && *out <= hi;
+}
+
+static bool kv_copy(const struct kv *kv, int n, const char *key, char *buf, size_t size)
+{
+	const char *v = kv_get(kv, n, key, true);
+
+	if (!v || strlen(v) >= size)
+		return false;
+	memcpy(buf, v, strlen(v) + 1);
+	return true;
+}
+
+int tally_load(struct tally *t, struct tally_run *run, FILE *in, char *err, size_t errsize)
+{
+	char *line = NULL;
+	size_t cap = 0;
+	unsigned lineno = 0;
+	int ret = 0;
+
+	memset(run, 0, sizeof(*run));
+	while (ret == 0 && getline(&line, &cap, in) > 0) {
+		struct kv kv[16];
+		long v, count, code;
+		int n;
+
+		lineno++;
+		line[strcspn(line, "\n")] = '\0';
+		n = json_flat(line, kv, 16);
+		if (lineno == 1) {
+			long st = -1, sig = 0;
+			if (n < 0 || !kv_long(kv, n, "v", 1, 1, &v) ||
+			    !kv_copy(kv, n, "cmd", run->cmd, sizeof(run->cmd)) ||
+			    !kv_copy(kv, n, "cwd", run->cwd, sizeof(run->cwd)) ||
+			    !kv_copy(kv, n, "time", run->when, sizeof(run->when)) ||
+			    !kv_copy(kv, n, "mode", run->mode, sizeof(run->mode)) ||
+			    !kv_long(kv, n, "status", -1, 255, &st) ||
+			    !kv_long(kv, n, "signal", 0, 128, &sig) ||
+			    !kv_long(kv, n, "refused", 0, LONG_MAX, &t->denied) ||
+			    !kv_long(kv, n, "warned", 0, LONG_MAX, &t->warned) ||
+			    !kv_long(kv, n, "dropped", 0, LONG_MAX, &t->dropped))
+				ret = -1;
+			run->status = (int)st;
+			run->signal = (int)sig;
+			const char *to = kv_get(kv, n, "timed_out", false);
+			run->timed_out = to && strcmp(to, "true") == 0;
+			continue;
+		}
+		const char *op = n > 0 ? kv_get(kv, n, "op", true) : NULL;
+		const char *target = n > 0 ? kv_get(kv, n, "target", true) : NULL;
+		const char *layer = n > 0 ? kv_get(kv, n, "layer", true) : NULL;
+		if (!op || !target || !layer || !*op || strlen(op) >= 16 ||
+		    !kv_long(kv, n, "count", 1, LONG_MAX, &count) ||
+		    !kv_long(kv, n, "code", -1, INT_MAX, &code) ||
+		    (code >= 0 && strcmp(reason_text((enum reason)code), "?") == 0)) {
+			ret = -1;
+			break;
+		}
+		/* Counted as targets only: the run's totals are its own line's,
+		 * the counts by operation the targets' sums. */
+		count_op(t, op);
+		for (size_t i = 0; i < t->n_ops; i++)
+			if (strcmp(t->ops[i].name, op) == 0)
+				t->ops[i].count += count - 1;
+		tally_add(t, "also", op, target, code < 0 ? REASON_OUTSIDE_ROOTS : (enum reason)code,
+			  code < 0 ? "refused by the supervisor" : NULL, layer);
+		struct tally_target *e;
+		size_t ol = strlen(op), kl = ol + 1 + strlen(target);
+		char key[64 + PATH_MAX];
+		if (kl < sizeof(key)) {
+			memcpy(key, op, ol + 1);
+			memcpy(key + ol + 1, target, strlen(target) + 1);
+			HASH_FIND(hh, t->targets, key, kl, e);
+			if (e)
+				e->count = count;
+		}
+	}
+	if (ret == 0 && lineno == 0)
+		ret = -1;
+	if (ret < 0)
+		errf(err, errsize, "line %u is not as cordon writes it", lineno);
+	free(line);
+	return ret;
 }
 
 void tally_free(struct tally *t)

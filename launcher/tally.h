@@ -12,14 +12,28 @@
 #ifndef CORDON_TALLY_H
 #define CORDON_TALLY_H
 
+#include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <uthash.h>
 
 #include "../shim/policy.h"
 
 #define TALLY_TOP 10
 
-struct tally_target;
+/* One refused target: every refusal of one operation on one path or
+ * address. */
+struct tally_target {
+	UT_hash_handle hh;
+	long count;
+	size_t seq;                   /* first seen: ties keep that order */
+	enum reason reason;
+	const char *why;              /* instead of reason, or NULL */
+	const char *layer;            /* "shim" or "supervisor" */
+	char *target;                 /* into key, after the op's NUL */
+	size_t keylen;
+	char key[];                   /* "OP\0TARGET": key is the op */
+};
 
 struct tally {
 	long denied, warned;          /* refusals enforced; logged only (mode warn) */
@@ -32,7 +46,8 @@ struct tally {
 	struct tally_target *targets; /* uthash, by op and target */
 };
 
-/* One refusal: @verdict "deny" or "warn", @op as logged ("create",
+/* One refusal: @verdict "deny", "warn", or "also" (the second end of a
+ * rename or link the first end's refusal already counted), @op as logged ("create",
  * "connect"), @target the resolved path or address, @reason why (or @why,
  * a string that outlives the tally, for a refusal that is not the
  * policy's). */
@@ -51,6 +66,28 @@ void tally_print(const struct tally *t, FILE *out);
 /* The summary as one JSON object on one line, with the run's outcome
  * (@status the exit status, or -1; @signal, or 0). */
 void tally_json(const struct tally *t, FILE *out, int status, int signal, bool timed_out);
+
+/* Every target, most refused first, in a new array of *@n (free it, not
+ * its elements); NULL with *@n 0 when there is none or no memory. */
+struct tally_target **tally_list(const struct tally *t, size_t *n);
+
+/* What the last run was, for `cordon explain --last`. */
+struct tally_run {
+	char cmd[1024];               /* the command line, quoted for a shell */
+	char cwd[PATH_MAX];
+	char when[32];                /* UTC, ISO 8601 */
+	char mode[16];                /* enforce, warn */
+	int status, signal;           /* -1, 0: unknown */
+	bool timed_out;
+};
+
+/* Write @t and @run as JSON lines to @out: the run, then one object per
+ * target (the format is in docs/cordon.1, FILES). */
+void tally_save(const struct tally *t, const struct tally_run *run, FILE *out);
+
+/* Read what tally_save() wrote. Returns 0, or -1 with the reason in @err
+ * (a line that is not as tally_save writes it). */
+int tally_load(struct tally *t, struct tally_run *run, FILE *in, char *err, size_t errsize);
 
 void tally_free(struct tally *t);
 

@@ -1,10 +1,12 @@
 /*
- * util.c - die/warn: one line on stderr, prefixed "cordon: ".
+ * util.c - die/warn: one line on stderr, prefixed "cordon: "; quoting for
+ * messages.
  */
 #include "util.h"
 
 #include <errno.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -66,4 +68,43 @@ int errf(char *err, size_t size, const char *fmt, ...)
 	vsnprintf(err, size, fmt, ap);
 	va_end(ap);
 	return -1;
+}
+
+void shell_join(char *const *argv, char *buf, size_t size)
+{
+	size_t n = 0;
+
+	buf[0] = '\0';
+	for (; *argv; argv++) {
+		const char *a = *argv;
+		bool quote = !*a || a[strspn(a, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+					 "0123456789@%+=:,./-_")] != '\0';
+		char word[4 * 256];
+		size_t w = 0;
+		if (quote)
+			word[w++] = '\'';
+		for (; *a && w < sizeof(word) - 8; a++) {
+			if (*a == '\'') {
+				memcpy(word + w, "'\\''", 4);
+				w += 4;
+			} else {
+				word[w++] = *a;
+			}
+		}
+		if (*a) {
+			memcpy(word + w, "...", 3);
+			w += 3;
+		}
+		if (quote)
+			word[w++] = '\'';
+		if (n + (n ? 1 : 0) + w + 4 >= size) {
+			snprintf(buf + n, size - n, "%s...", n ? " " : "");
+			return;
+		}
+		if (n)
+			buf[n++] = ' ';
+		memcpy(buf + n, word, w);
+		n += w;
+		buf[n] = '\0';
+	}
 }

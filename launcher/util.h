@@ -26,4 +26,8 @@ __attribute__((format(printf, 1, 2))) void warn_errno(const char *fmt, ...);
  * their caller rather than die); returns -1. */
 __attribute__((format(printf, 3, 4))) int errf(char *err, size_t size, const char *fmt, ...);
 
+/* @argv as a shell would take it back ('quoted' where needed), cut with
+ * "..." to fit @size. */
+void shell_join(char *const *argv, char *buf, size_t size);
+
 #endif /* CORDON_UTIL_H */

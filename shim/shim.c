@@ -1477,6 +1477,13 @@ enum shim_verdict shim_begin_path2(enum shim_sym sym, int da, const char *a, int
 		struct call c = { sym, shim_class_names[shim_symbols[sym].cls], atflags,
 				  sym == SYM_renameat2 ? LOGF_RENAME : LOGF_AT, pa.set ? a : b };
 		struct pending *p = pa.set ? &pa : &pb;
+		if (pa.set && pb.set) {
+			/* One refusal, but both ends need a rule: the run's
+			 * tally (explain --last, learn) hears of the second. */
+			struct call cb = c;
+			cb.given = b;
+			report(&cb, "also", pb.path, &pb.d);
+		}
 		return refuse(&c, p->path, &p->d, saved);
 	}
 	if (va == SHIM_VIA && vb == SHIM_VIA)

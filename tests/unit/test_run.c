@@ -1683,7 +1683,8 @@ Test(summary, hint_only_when_the_program_failed_after_a_refusal, .init = setup,
      .fini = teardown, .timeout = 30)
 {
 	const char *hint = "cordon: the program exited 3; 1 call refused (write 1), which may be "
-			   "why (--log-summary yes lists the most refused)\n";
+			   "why (--log-summary yes lists the most refused; cordon explain --last says "
+			   "how to allow each)\n";
 
 	run(NULL, ARGS(ops_dyn, "write", "outside/canary", "x", "exit", "3"));
 	expect_exit(3);

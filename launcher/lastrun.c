@@ -1,0 +1,109 @@
+/*
+ * lastrun.c - where the last run is recorded, and recording it safely.
+ */
+#include "lastrun.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "util.h"
+
+#define RECORD "last-run.jsonl"
+
+/* The trusted base (the user's own setting) and the components below it,
+ * which are not: a sandboxed program may write there. */
+static int base_of(const char **base, const char *const **below, char *err, size_t errsize)
+{
+	static const char *const xdg[] = { "cordon", NULL };
+	static const char *const home[] = { ".local", "state", "cordon", NULL };
+	const char *x = getenv("XDG_STATE_HOME"), *h = getenv("HOME");
+
+	/* The XDG spec: a relative value is invalid and is ignored. */
+	if (x && x[0] == '/') {
+		*base = x;
+		*below = xdg;
+		return 0;
+	}
+	if (h && h[0] == '/') {
+		*base = h;
+		*below = home;
+		return 0;
+	}
+	return errf(err, errsize, "neither XDG_STATE_HOME nor HOME is an absolute path");
+}
+
+int lastrun_path(char *out, char *err, size_t errsize)
+{
+	const char *base;
+	const char *const *below;
+	size_t n;
+
+	if (base_of(&base, &below, err, errsize) < 0)
+		return -1;
+	n = (size_t)snprintf(out, PATH_MAX, "%s", base);
+	for (; *below && n < PATH_MAX; below++)
+		n += (size_t)snprintf(out + n, PATH_MAX - n, "/%s", *below);
+	if (n < PATH_MAX)
+		n += (size_t)snprintf(out + n, PATH_MAX - n, "/" RECORD);
+	if (n >= PATH_MAX)
+		return errf(err, errsize, "the record's path is longer than PATH_MAX");
+	return 0;
+}
+
+int lastrun_save(const struct tally *t, const struct tally_run *run)
+{
+	const char *base;
+	const char *const *below;
+	char err[128], tmp[64];
+	int dir, e;
+
+	if (base_of(&base, &below, err, sizeof(err)) < 0) {
+		errno = ENOENT;
+		return -1;
+	}
+	if ((dir = open(base, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
+		return -1;
+	for (; *below; below++) {
+		int next = openat(dir, *below, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (next < 0 && errno == ENOENT && mkdirat(dir, *below, 0700) == 0)
+			next = openat(dir, *below, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		e = errno;
+		close(dir);
+		if (next < 0) {
+			errno = e;
+			return -1;
+		}
+		dir = next;
+	}
+	snprintf(tmp, sizeof(tmp), RECORD ".%ld", (long)getpid());
+	int fd = openat(dir, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0 && errno == EEXIST && unlinkat(dir, tmp, 0) == 0)
+		fd = openat(dir, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+	if (!f) {
+		e = errno;
+		if (fd >= 0) {
+			close(fd);
+			unlinkat(dir, tmp, 0);
+		}
+		close(dir);
+		errno = e;
+		return -1;
+	}
+	tally_save(t, run, f);
+	int bad = ferror(f);
+	if (fclose(f) != 0 || bad || renameat(dir, tmp, dir, RECORD) < 0) {
+		e = errno ? errno : EIO;
+		unlinkat(dir, tmp, 0);
+		close(dir);
+		errno = e;
+		return -1;
+	}
+	close(dir);
+	return 0;
+}
