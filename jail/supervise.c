@@ -829,9 +829,8 @@ static int supervise_connect(int listener, const struct seccomp_notif *req, bool
 		 * domain, so its scope cannot stand in). */
 		policy_decide_net(pol, OP_CONNECT, type, (const struct sockaddr *)&j.sa, j.len,
 				  &ev->d);
-		if (!ev->d.allow)
-			log_format_addr(ev->path, sizeof(ev->path), (const struct sockaddr *)&j.sa,
-					j.len, type);
+		log_format_addr(ev->path, sizeof(ev->path), (const struct sockaddr *)&j.sa, j.len,
+				type);
 	}
 	if (!ev->d.allow) {
 		ev->refused = true;
@@ -858,6 +857,8 @@ int supervise_one(int listener, const struct policy *pol, struct supervise_event
 	ev->refused = false;
 	ev->why = NULL;
 	ev->op = ev->call = NULL;
+	ev->path[0] = '\0';
+	memset(&ev->d, 0, sizeof(ev->d));
 	if (ioctl(listener, SECCOMP_IOCTL_NOTIF_RECV, &req) < 0)
 		return errno == EINTR || errno == ENOENT ? 0 : -errno;
 	ev->pid = (int)req.pid;

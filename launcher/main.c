@@ -126,6 +126,7 @@ int main(int argc, char **argv)
 	if (policy_add_devices(&pol) < 0)
 		die("unable to use the policy: out of memory");
 
+	run_verbose = cli.verbose;
 	switch (cli.cmd) {
 	case CMD_RUN:
 		ret = cmd_run(&pol, cli.args, env.tmpdir, NULL);

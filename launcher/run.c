@@ -845,15 +845,17 @@ static void open_log_relay(struct policy *pol, struct log_relay *r)
 		die("out of memory");
 }
 
+int run_verbose;
+
 /* A call the supervisor refused: logged like the shim's refusals (it
  * comes from a program that went around the shim, or one that bypassed
- * it), and counted. */
-static void supervisor_refused(const struct policy *pol, struct log_relay *log,
-			       struct tally *t, const struct supervise_event *ev)
+ * it), and counted. With -vv, a call it made is logged too. */
+static void supervisor_said(const struct policy *pol, struct log_relay *log,
+			    struct tally *t, const struct supervise_event *ev)
 {
 	char line[LOG_LINE_MAX], exe[PATH_MAX] = "?", link[64];
 	struct log_event le = {
-		.verdict = "deny",
+		.verdict = ev->refused ? "deny" : "allow",
 		.op = ev->op,
 		.call = ev->call,
 		.flags_kind = LOGF_NONE,
@@ -866,10 +868,12 @@ static void supervisor_refused(const struct policy *pol, struct log_relay *log,
 		.mode = pol->mode.value,
 	};
 
-	log->denies++;
-	tally_add(t, "deny", ev->op, ev->path, ev->why ? REASON_OUTSIDE_ROOTS : ev->d.reason, ev->why,
-		  "supervisor");
-	if (pol->log.value == LOG_OFF)
+	if (ev->refused) {
+		log->denies++;
+		tally_add(t, "deny", ev->op, ev->path, ev->why ? REASON_OUTSIDE_ROOTS : ev->d.reason,
+			  ev->why, "supervisor");
+	}
+	if (pol->log.value == LOG_OFF || (!ev->refused && (run_verbose < 2 || !ev->d.allow || !ev->path[0])))
 		return;
 	snprintf(link, sizeof(link), "/proc/%d/exe", ev->pid);
 	ssize_t n = readlink(link, exe, sizeof(exe) - 1);
@@ -1137,8 +1141,8 @@ int cmd_run(struct policy *pol, char **argv, const char *tmpdir, struct tally *k
 		if (fds[4].revents & POLLIN) {
 			struct supervise_event ev;
 			int sr = l.be->supervise(listener, pol, &ev);
-			if (sr > 0 && ev.refused)
-				supervisor_refused(pol, &log, &tally, &ev);
+			if (sr > 0 && ev.op && (ev.refused || run_verbose >= 2))
+				supervisor_said(pol, &log, &tally, &ev);
 			if (sr < 0)
 				fds[4].revents |= POLLERR;
 		}

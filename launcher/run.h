@@ -11,6 +11,9 @@
 
 struct tally;
 
+/* -vv: cmd_run also logs the calls the supervisor made for the program. */
+extern int run_verbose;
+
 /* Run @argv under @pol; returns the exit status to leave with. @tmpdir is
  * where the private TMPDIR is made. What the run refused is recorded for
  * `explain --last` (lastrun.h) and, when @keep is not NULL, handed over

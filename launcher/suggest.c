@@ -450,6 +450,8 @@ static const char *unlearnable(enum reason r)
 		return "device entries are never created or removed under cordon";
 	if (r == REASON_POLICY_UNREADABLE)
 		return "the shim could not read its policy";
+	if (r == REASON_KERNEL_LAYER)
+		return "the kernel layer refused what the policy allows: see docs/debugging.md";
 	return "no policy line allows it";
 }
 

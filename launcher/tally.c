@@ -68,7 +68,8 @@ void tally_add(struct tally *t, const char *verdict, const char *op, const char 
 	e->seq = t->n_targets++;
 	e->reason = reason;
 	e->why = why;
-	e->layer = strcmp(layer, "supervisor") == 0 ? "supervisor" : "shim";
+	e->layer = strcmp(layer, "supervisor") == 0 ? "supervisor"
+		   : strcmp(layer, "kernel") == 0 ? "kernel" : "shim";
 	HASH_ADD_KEYPTR(hh, t->targets, e->key, e->keylen, e);
 }
 
@@ -96,7 +97,8 @@ void tally_recv(struct tally *t, int fd)
 			continue;
 		}
 		tally_add(t, strcmp(f[1], "warn") == 0 || strcmp(f[1], "also") == 0 ? f[1] : "deny", f[2], f[4],
-			  (enum reason)reason, NULL, "shim");
+			  (enum reason)reason, NULL,
+			  reason == REASON_KERNEL_LAYER ? "kernel" : "shim");
 	}
 }
 

@@ -273,6 +273,7 @@ size_t log_hint(char *buf, size_t size, const char *op, const char *target, enum
 		puts_(&o, "subprocess yes");
 		break;
 	case REASON_POLICY_UNREADABLE:
+	case REASON_KERNEL_LAYER:
 	case REASON_DEVICE:
 	case REASON_DEVICE_ENTRY:
 	case REASON_READ_DENY:

@@ -289,6 +289,7 @@ const char *reason_text(enum reason r)
 	case REASON_NET_NOT_LOOPBACK: return "network is isolated: only loopback is reachable";
 	case REASON_NET_UDP:          return "network is none: only listed TCP ports";
 	case REASON_NET_ABSTRACT:     return "network is none: abstract unix sockets are shared with the host";
+	case REASON_KERNEL_LAYER:     return "the kernel layer refused what the shim allowed (a rule only the kernel sees; the file's permissions allow it)";
 	case REASON_NET_FAMILY:       return "address family not allowed by the network mode";
 	case REASON_NET_LOCAL:        return "local to the kernel";
 	case REASON_SUBPROCESS:       return "subprocesses are not allowed";

@@ -137,6 +137,7 @@ enum reason {
 	REASON_DEVICE_ENTRY,          /* deny: creating or removing a device entry */
 	REASON_WRITE_DENY,            /* deny: beneath a write-deny entry */
 	REASON_NET_ABSTRACT,          /* deny: net none, an abstract unix socket */
+	REASON_KERNEL_LAYER,          /* deny: the kernel layer refused what the shim allowed */
 };
 
 struct decision {

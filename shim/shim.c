@@ -738,7 +738,7 @@ static void log_event(const struct call *c, const char *verdict, const char *tar
 		.reason = d ? NULL : "the policy could not be read",
 		.pid = (pid_t)syscall(SYS_getpid),
 		.exe = exe_path,
-		.layer = "shim",
+		.layer = d && d->reason == REASON_KERNEL_LAYER ? "kernel" : "shim",
 		.mode = run_mode,
 	};
 	int e = errno;
@@ -1816,6 +1816,77 @@ enum shim_verdict shim_begin_spawn(enum shim_sym sym)
 	if (!shim_active() || (!broken && pol.subprocess.value))
 		return SHIM_PASS;
 	return refuse(&c, exe_path, &d, saved);
+}
+
+/* --- what the kernel refused after the shim allowed ------------------------ */
+
+/* @path's directory, relative to the same dirfd, into @out. */
+static void dir_of_path(const char *path, char out[PATH_MAX])
+{
+	size_t len = strnlen(path, PATH_MAX - 1);
+
+	while (len > 1 && path[len - 1] == '/')
+		len--;
+	while (len > 0 && path[len - 1] != '/')
+		len--;
+	while (len > 1 && path[len - 1] == '/')
+		len--;
+	if (len == 0) {
+		out[0] = '.';
+		out[1] = '\0';
+		return;
+	}
+	memcpy(out, path, len);
+	out[len] = '\0';
+}
+
+/* Would the file's own permissions let this process do @cls on @path
+ * (relative to @dirfd)? Landlock does not govern access(2), so this asks
+ * the permission bits, ACLs and capabilities alone. */
+static bool dac_allows(enum shim_class cls, bool opens, int dirfd, const char *path)
+{
+	char dir[PATH_MAX];
+	struct stat st;
+
+	if (cls == CLASS_write || (opens && fstatat(dirfd, path, &st, 0) == 0))
+		return faccessat(dirfd, path, W_OK, AT_EACCESS) == 0;
+	dir_of_path(path, dir);
+	return faccessat(dirfd, dir, W_OK | X_OK, AT_EACCESS) == 0;
+}
+
+void shim_refused_after(enum shim_sym sym, int dirfd, const char *path, int db, const char *b,
+			int flags)
+{
+	enum shim_class cls = shim_symbols[sym].cls;
+	bool opens = flags >= 0;
+	int e = errno;
+
+	if (e != EACCES || !path || !shim_active() || run_mode != MODE_ENFORCE || broken)
+		return;
+	if (cls != CLASS_create && cls != CLASS_write && cls != CLASS_delete &&
+	    cls != CLASS_rename && cls != CLASS_link)
+		goto out;
+	if (opens && (flags & O_ACCMODE) == O_RDONLY && !(flags & (O_CREAT | O_TRUNC)))
+		goto out;
+	if (!dac_allows(cls, opens, dirfd, path) || (b && !dac_allows(cls, false, db, b)))
+		goto out;  /* an ordinary refusal, the file's own */
+
+	struct shim_target t;
+	char raw[PATH_MAX];
+	struct call c = { sym, shim_class_names[cls], opens ? flags : 0,
+			  opens ? LOGF_OPEN : LOGF_NONE, path };
+	struct decision d = { false, REASON_KERNEL_LAYER, NULL, NULL };
+	struct stat st;
+	if (opens)
+		c.op = fstatat(dirfd, path, &st, 0) == 0 ? "write" : "create";
+	if (absolute(dirfd, path, 0, &t, raw) < 0)
+		snprintf(t.abs, sizeof(t.abs), "%s", path);
+	atomic_fetch_add_explicit(&refusals[cls], 1, memory_order_relaxed);
+	report(&c, "deny", t.abs, &d);
+	if (log_level != LOG_OFF)
+		log_event(&c, "deny", t.abs, &d);
+out:
+	errno = e;
 }
 
 /* --- helpers for VIA expressions ------------------------------------------- */

@@ -118,6 +118,17 @@ void shim_cwd_changed(bool untrusted);
 enum shim_verdict shim_begin_spawn(enum shim_sym sym);
 
 /*
+ * A call the shim let through failed with errno EACCES (anything else:
+ * nothing happens). If it was a write-family call and the file's own
+ * permissions allow it, the kernel layer refused what the shim allowed:
+ * logged and reported like a refusal, layer "kernel", errno kept. @b is
+ * the second path of a rename or link (relative to @db), or NULL; @flags
+ * an open's flags, or -1.
+ */
+void shim_refused_after(enum shim_sym sym, int dirfd, const char *path, int db, const char *b,
+			int flags);
+
+/*
  * The environment to exec with: @envp (NULL: environ) with LD_PRELOAD and
  * cordon's variables put back if the program dropped them. Returns @envp
  * itself when nothing is missing; otherwise a block that shim_env_free()

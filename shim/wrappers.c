@@ -66,7 +66,10 @@ static inline int verified(enum shim_sym sym, const char *path, int fd)
 	case SHIM_VIA:                                                                \
 		break;                                                                \
 	}                                                                             \
-	return call;
+	fd = call;                                                                    \
+	if (fd < 0)                                                                   \
+		shim_refused_after(SYM_##name, dirfd, path, AT_FDCWD, NULL, flags);   \
+	return fd;
 
 #define READ_MODE(last)                                                               \
 	mode_t mode = 0;                                                              \
@@ -175,6 +178,8 @@ static inline int shim_novia(void)
 			(void)P, (void)N, (void)T, (void)pbuf;                        \
 			ret r_ = (ret)(intptr_t)(via);                                \
 			shim_end(&tgt_);                                                 \
+			if (r_ == FAIL(ret))                                          \
+				shim_refused_after(SYM_##name, dirfd, path_, AT_FDCWD, NULL, -1); \
 			return r_;                                                    \
 		}                                                                     \
 		case SHIM_PASS:                                                       \
@@ -182,7 +187,10 @@ static inline int shim_novia(void)
 		case SHIM_VERIFY:                                                     \
 			break;                                                        \
 		}                                                                     \
-		return REAL(name) args;                                               \
+		ret r_ = REAL(name) args;                                             \
+		if (r_ == FAIL(ret))                                                  \
+			shim_refused_after(SYM_##name, dirfd, path_, AT_FDCWD, NULL, -1); \
+		return r_;                                                            \
 	}
 
 #define SHAPE_PATH2(name, cls, ret, params, args, da, a, db, b, atflags, via)         \
@@ -198,6 +206,8 @@ static inline int shim_novia(void)
 			ret r_ = (ret)(via);                                          \
 			shim_end(&ta_);                                                \
 			shim_end(&tb_);                                                \
+			if (r_ == FAIL(ret))                                          \
+				shim_refused_after(SYM_##name, da, a, db, b, -1);      \
 			return r_;                                                    \
 		}                                                                     \
 		case SHIM_PASS:                                                       \
@@ -205,7 +215,10 @@ static inline int shim_novia(void)
 		case SHIM_VERIFY:                                                     \
 			break;                                                        \
 		}                                                                     \
-		return REAL(name) args;                                               \
+		ret r_ = REAL(name) args;                                             \
+		if (r_ == FAIL(ret))                                                  \
+			shim_refused_after(SYM_##name, da, a, db, b, -1);              \
+		return r_;                                                            \
 	}
 
 /* The shapes that decide, then let libc do the call (or @callee, which

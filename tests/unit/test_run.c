@@ -1555,6 +1555,48 @@ Test(kernel, shim_yes_program_gets_policy_memfd, .init = setup, .fini = teardown
 
 /* The same writes outside the roots, with the shim (the control: refused
  * and logged) and without: refused by Landlock alone, and not logged. */
+/* The kernel's rule for a root is on the directory that was there at
+ * launch: a directory put in its place during the run is no root to the
+ * kernel, though the shim (which decides by path) allows it. The program's
+ * mkdir there comes back EACCES, and cordon says the kernel refused what
+ * the shim allowed, instead of nothing. */
+Test(kernel, refusal_after_the_shim_allowed_is_said_to_be_the_kernels, .init = setup,
+     .fini = teardown, .timeout = 30)
+{
+	cr_assert_eq(mkfifo(tp("go"), 0600), 0);
+	pid_t mover = fork();
+	cr_assert_geq(mover, 0);
+	if (mover == 0) {
+		/* Opening blocks until the program opens its end. */
+		int fd = open(tp("go"), O_WRONLY);
+		int ok = fd >= 0 && rename(tp("root"), tp("root.old")) == 0 &&
+			 mkdir(tp("root"), 0755) == 0 && write(fd, "go\n", 3) == 3;
+		_exit(ok ? 0 : 1);
+	}
+	run(NULL, ARGS("/bin/sh", "-c", fmt("read x < %s && exec mkdir %s", tp("go"), tp("root/d"))));
+	int st;
+	cr_assert_eq(waitpid(mover, &st, 0), mover);
+	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "the mover failed");
+	expect_exit(1);
+	cr_expect(strstr(R.err, fmt("cordon: deny create %s (mkdir) pid ", tp("root/d"))) &&
+			  strstr(R.err, ": the kernel layer refused what the shim allowed") &&
+			  strstr(R.err, "[kernel]\n"),
+		  "stderr:\n%s", R.err);
+	cr_expect(strstr(R.err, "1 call refused (create 1)"), "stderr:\n%s", R.err);
+	struct stat sb;
+	cr_expect_neq(stat(tp("root/d"), &sb), 0, "the mkdir was made");
+	cr_expect_neq(stat(tp("root.old/d"), &sb), 0, "the mkdir was made in the old root");
+	/* An ordinary failure, the file's own, is not the kernel layer's. */
+	cr_assert_eq(chmod(T, 0755), 0);
+	cr_assert_eq(chmod(tp("root"), 0555), 0);
+	run(NULL, ARGS("/usr/bin/setpriv", "--reuid=1234", "--regid=1234", "--clear-groups", "mkdir",
+		       tp("root/e")));
+	expect_exit(1);
+	cr_expect(strstr(R.err, "Permission denied"), "stderr:\n%s", R.err);
+	cr_expect_not(strstr(R.err, "[kernel]"), "stderr:\n%s", R.err);
+	expect_outside_intact();
+}
+
 Test(kernel, shim_no_write_outside_refused_unlogged, .init = setup, .fini = teardown,
      .timeout = 30)
 {
