@@ -838,8 +838,8 @@ int policy_parse_buffer(struct parse_ctx *ctx, const char *file, const char *buf
 {
 	char line[POLICY_LINE_MAX + 1];  /* on the stack: includes recurse */
 	char *argv[MAX_ARGS];
-	unsigned before = ctx->errors, lineno = 0;
-	const char *p = buf, *end = buf + len;
+	unsigned before = ctx->errors, lineno = 0, origin_line = 0;
+	const char *p = buf, *end = buf + len, *origin = NULL;
 
 	file = intern_file(ctx, file);
 	if (!file) {
@@ -883,10 +883,28 @@ int policy_parse_buffer(struct parse_ctx *ctx, const char *file, const char *buf
 		line[n] = '\0';
 		p = next;
 
+		/* The policy cordon compiled names where each line came from
+		 * ("#@ FILE:LINE" before it), so that the shim's log names the
+		 * rule as the user wrote it, not the descriptor's line. */
+		if (ctx->canonical && strncmp(line, "#@ ", 3) == 0) {
+			char *colon = strrchr(line + 3, ':'), *e;
+			unsigned long l = colon ? strtoul(colon + 1, &e, 10) : 0;
+			if (colon && colon[1] && !*e && l <= UINT_MAX) {
+				*colon = '\0';
+				origin = intern_file(ctx, line + 3);
+				origin_line = (unsigned)l;
+			}
+			continue;
+		}
 		int argc = tokenize(ctx, file, lineno, line, argv);
 		if (argc <= 0)
 			continue;
-		apply(ctx, file, lineno, argc, argv, "");
+		/* A command-line option's rule reads as the option did. */
+		char prefix[64] = "";
+		if (origin && origin_line == 0 && strlen(argv[0]) < sizeof(prefix) - 4)
+			snprintf(prefix, sizeof(prefix), "--%s ", argv[0]);
+		apply(ctx, origin ? origin : file, origin ? origin_line : lineno, argc, argv, prefix);
+		origin = NULL;
 	}
 	return ctx->errors == before ? 0 : -1;
 }
@@ -1017,6 +1035,13 @@ void policy_put_arg(FILE *out, const char *s, bool always)
 	fputc('"', out);
 }
 
+/* "#@ FILE:LINE": where the next line came from (policy_parse_buffer). */
+static void put_origin(FILE *out, const struct rule *r)
+{
+	if (r && !strchr(r->file, '\n'))
+		fprintf(out, "#@ %s:%u\n", r->file, r->line);
+}
+
 static void put_paths(FILE *out, const struct policy *p, enum path_kind kind, const char *name)
 {
 	const struct pathset_entry *e, *tmp;
@@ -1024,6 +1049,7 @@ static void put_paths(FILE *out, const struct policy *p, enum path_kind kind, co
 	HASH_ITER(hh, p->paths.head, e, tmp) {
 		if (!(e->kinds & 1u << kind))
 			continue;
+		put_origin(out, e->data[kind]);
 		fprintf(out, "%s ", name);
 		policy_put_arg(out, e->path, true);
 		fputc('\n', out);
@@ -1032,8 +1058,10 @@ static void put_paths(FILE *out, const struct policy *p, enum path_kind kind, co
 
 static void put_ports(FILE *out, const struct port_list *l, const char *name)
 {
-	for (size_t i = 0; i < l->n; i++)
+	for (size_t i = 0; i < l->n; i++) {
+		put_origin(out, l->v[i].rule);
 		fprintf(out, "%s %u-%u\n", name, l->v[i].lo, l->v[i].hi);
+	}
 }
 
 int policy_serialize(const struct policy *p, FILE *out)
@@ -1043,9 +1071,11 @@ int policy_serialize(const struct policy *p, FILE *out)
 	put_paths(out, p, PATH_READ_DENY, "read-deny");
 	put_paths(out, p, PATH_WRITE_DENY, "write-deny");
 	put_paths(out, p, PATH_SOCKET, "unix-socket");
+	put_origin(out, p->net.rule);
 	fprintf(out, "net %s\n", net_mode_names[p->net.value]);
 	put_ports(out, &p->net_connect, "net-connect");
 	put_ports(out, &p->net_bind, "net-bind");
+	put_origin(out, p->subprocess.rule);
 	fprintf(out, "subprocess %s\n", bool_names[p->subprocess.value]);
 	fprintf(out, "shim %s\n", bool_names[p->shim.value]);
 	fprintf(out, "mode %s\n", run_mode_names[p->mode.value]);

@@ -1719,6 +1719,28 @@ Test(summary, counts_exact_across_processes_and_threads, .init = setup, .fini = 
 	expect_outside_intact();
 }
 
+/* The shim reads the policy cordon compiled, yet its log names each rule
+ * where the user wrote it: the policy file and line, or the option. */
+Test(summary, shim_log_names_the_rule_as_written, .init = setup, .fini = teardown, .timeout = 30)
+{
+	cr_assert_eq(mkdir(tp("root/keep"), 0755), 0);
+	cr_assert_eq(mkdir(tp("root/cli"), 0755), 0);
+	policy(fmt("write-deny %s\n", tp("root/keep")));
+	run(ARGS("--write-deny", tp("root/cli")),
+	    ARGS(ops_dyn, "write", "root/keep/x", "x", "write", "root/cli/y", "x"));
+	expect_exit(0);
+	cr_expect(strstr(R.err, fmt(": inside write-deny %s (%s:12) [shim]\n", tp("root/keep"),
+				    tp("policy"))),
+		  "stderr:\n%s", R.err);
+	cr_expect(strstr(R.err, fmt(": inside write-deny %s (--write-deny %s) [shim]\n",
+				    tp("root/cli"), tp("root/cli"))),
+		  "stderr:\n%s", R.err);
+	cr_expect_not(strstr(R.err, "policy descriptor"), "stderr:\n%s", R.err);
+	struct stat sb;
+	cr_expect_neq(stat(tp("root/keep/x"), &sb), 0);
+	cr_expect_neq(stat(tp("root/cli/y"), &sb), 0);
+}
+
 /* A program that fails after a refusal is told so in one line; one that
  * succeeds, or fails with nothing refused, is not. */
 Test(summary, hint_only_when_the_program_failed_after_a_refusal, .init = setup,
