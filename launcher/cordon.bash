@@ -38,7 +38,7 @@ _cordon()
     bin=${COMP_WORDS[0]}
 
     if ((COMP_CWORD == 1)); then
-        COMPREPLY=($(compgen -W "run explain status selftest --help --version" -- "$cur"))
+        COMPREPLY=($(compgen -W "run explain learn status selftest --help --version" -- "$cur"))
         return
     fi
     cmd=${COMP_WORDS[1]}
@@ -46,7 +46,7 @@ _cordon()
     # After `run ... --`: the program and its arguments.
     for ((i = 2; i < COMP_CWORD; i++)); do
         if [[ ${COMP_WORDS[i]} == -- ]]; then
-            if [[ $cmd == run ]] && declare -F _command_offset >/dev/null; then
+            if [[ $cmd == run || $cmd == learn ]] && declare -F _command_offset >/dev/null; then
                 _command_offset $((i + 1))
             else
                 COMPREPLY=($(compgen -f -- "$cur"))
@@ -61,6 +61,9 @@ _cordon()
         return ;;
     --workspace)
         COMPREPLY=($(compgen -d -- "$cur"))
+        return ;;
+    -o|--output)
+        COMPREPLY=($(compgen -f -- "$cur"))
         return ;;
     --*)
         # The option's metavariable in --help: "yes|no", "none|isolated|all"

@@ -878,8 +878,11 @@ static void supervisor_said(const struct policy *pol, struct log_relay *log,
 	snprintf(link, sizeof(link), "/proc/%d/exe", ev->pid);
 	ssize_t n = readlink(link, exe, sizeof(exe) - 1);
 	exe[n > 0 ? n : 1] = '\0';
-	size_t len = log_format_event(line, sizeof(line), &le, pol, pol->log_format.value);
-	(void)!write(log->file >= 0 ? log->file : STDERR_FILENO, line, len);
+	int fd = log->file >= 0 ? log->file : STDERR_FILENO;
+	const char *nc = getenv("NO_COLOR");
+	size_t len = log_format_event(line, sizeof(line), &le, pol,
+				      log_format_for(pol->log_format.value, fd, nc && *nc));
+	(void)!write(fd, line, len);
 }
 
 static void free_env(char **envp)

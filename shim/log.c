@@ -24,6 +24,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/un.h>
+#include <unistd.h>
 
 #define MAX_ROOTS_LISTED 8
 
@@ -327,6 +328,54 @@ static void put_roots(struct out *o, const struct policy *pol, int json)
 	put(o, "]", 1);
 }
 
+int log_format_for(int format, int fd, bool no_color)
+{
+	if (format != LOG_AUTO)
+		return format;
+	return !no_color && isatty(fd) ? LOG_TERM : LOG_TEXT;
+}
+
+/* The short form: verdict, operation, target, program; why, and what
+ * would allow it. In colour for a terminal. */
+static size_t format_short(struct out *o, const struct log_event *ev, const char *reason,
+			   const char *help, bool colour)
+{
+	const char *on = strcmp(ev->verdict, "deny") == 0 ? "\033[1;31m"
+			 : strcmp(ev->verdict, "warn") == 0 ? "\033[1;33m" : "\033[32m";
+	const char *exe = ev->exe ? strrchr(ev->exe, '/') : NULL;
+
+	puts_(o, "cordon: ");
+	if (colour)
+		puts_(o, on);
+	puts_(o, ev->verdict);
+	if (colour)
+		puts_(o, "\033[0m");
+	put(o, " ", 1);
+	puts_(o, ev->op);
+	put(o, " ", 1);
+	putt(o, ev->target ? ev->target : "?");
+	puts_(o, " (");
+	putt(o, exe ? exe + 1 : ev->exe ? ev->exe : "?");
+	puts_(o, "): ");
+	puts_(o, reason);
+	if (ev->d && ev->d->matched) {
+		put(o, " ", 1);
+		putt(o, ev->d->matched);
+	}
+	if (*help) {
+		puts_(o, colour ? "; to allow: \033[1m" : "; to allow: ");
+		putt(o, help);
+		if (colour)
+			puts_(o, "\033[0m");
+	}
+	if (strcmp(ev->layer, "shim") != 0) {
+		puts_(o, " [");
+		puts_(o, ev->layer);
+		put(o, "]", 1);
+	}
+	return o->len;
+}
+
 size_t log_format_event(char *buf, size_t size, const struct log_event *ev,
 			const struct policy *pol, int format)
 {
@@ -385,6 +434,14 @@ size_t log_format_event(char *buf, size_t size, const struct log_event *ev,
 		return o.len;
 	}
 
+	if (format == LOG_SHORT || format == LOG_TERM) {
+		format_short(&o, ev, reason, hint(ev, help, sizeof(help)), format == LOG_TERM);
+		o.cap = size - 1;
+		if (o.cut)
+			puts_(&o, "...");
+		put(&o, "\n", 1);
+		return o.len;
+	}
 	puts_(&o, "cordon: ");
 	puts_(&o, ev->verdict);
 	put(&o, " ", 1);

@@ -37,6 +37,11 @@ struct log_event {
 	int mode;                     /* enum run_mode */
 };
 
+/* The format to write in, for @format as the policy says it and the log
+ * descriptor @fd: LOG_AUTO becomes LOG_TERM on a terminal (NO_COLOR unset
+ * or empty: @no_color), else LOG_TEXT. */
+int log_format_for(int format, int fd, bool no_color);
+
 /* Format @ev as one line (with its '\n') into @buf of @size bytes, in
  * @format (enum log_format). Returns the length written. */
 size_t log_format_event(char *buf, size_t size, const struct log_event *ev,

@@ -26,7 +26,7 @@
 const char *const net_mode_names[] = { "none", "isolated", "all", NULL };
 const char *const run_mode_names[] = { "enforce", "warn", "off", NULL };
 const char *const log_level_names[] = { "deny", "all", "off", NULL };
-const char *const log_format_names[] = { "text", "json", NULL };
+const char *const log_format_names[] = { "text", "json", "short", "auto", NULL };
 const char *const backend_names[] = { "auto", "landlock", "seatbelt", "noop", NULL };
 const char *const on_unsupported_names[] = { "error", "warn", "ignore", NULL };
 const char *const env_mode_names[] = { "inherit", "clean", NULL };

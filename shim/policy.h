@@ -40,7 +40,9 @@ enum op {
 enum net_mode { NET_NONE, NET_ISOLATED, NET_ALL };
 enum run_mode { MODE_ENFORCE, MODE_WARN, MODE_OFF };
 enum log_level { LOG_DENY, LOG_ALL, LOG_OFF };
-enum log_format { LOG_TEXT, LOG_JSON };
+/* LOG_AUTO: LOG_TERM when the log goes to a terminal, else LOG_TEXT
+ * (log_format_for); LOG_TERM is LOG_SHORT in colour, never written. */
+enum log_format { LOG_TEXT, LOG_JSON, LOG_SHORT, LOG_AUTO, LOG_TERM };
 enum backend { BACKEND_AUTO, BACKEND_LANDLOCK, BACKEND_SEATBELT, BACKEND_NOOP };
 enum on_unsupported { UNSUPPORTED_ERROR, UNSUPPORTED_WARN, UNSUPPORTED_IGNORE };
 enum env_mode { ENV_INHERIT, ENV_CLEAN };

@@ -614,7 +614,10 @@ static void shim_init(void)
 	pthread_atfork(NULL, NULL, reset_counts);
 	run_mode = pol.mode.value;
 	log_level = pol.log.value;
-	log_format = pol.log_format.value;
+	const char *nc = getenv("NO_COLOR");
+	int e = errno;
+	log_format = log_format_for(pol.log_format.value, log_fd, nc && *nc);
+	errno = e;
 	if (broken) {
 		run_mode = MODE_ENFORCE;
 		config_error(NULL, NULL, 0,

@@ -732,6 +732,9 @@ Test(docs, bash_completion_offers_what_the_binary_has, .init = setup, .fini = te
 	cr_expect_str_eq(complete("run --net "), "none isolated all");
 	cr_expect_str_eq(complete("explain --on-unsupported "), "error warn ignore");
 	cr_expect_str_eq(complete("run --summ"), "--summary");
+	cr_expect_str_eq(complete("le"), "learn");
+	cr_expect_str_eq(complete("explain --la"), "--last");
+	cr_expect_str_eq(complete("run --log-format "), "text json short auto");
 	/* Policy names from the policy.d/ beside the uninstalled binary. */
 	const char *p = complete("run --policy off");
 	cr_expect(strncmp(p, "offline-build", 13) == 0, "--policy off: '%s'", p);

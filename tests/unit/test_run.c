@@ -1238,6 +1238,42 @@ Test(policy, log_file_receives_json_refusal, .init = setup, .fini = teardown, .t
 	cr_expect_not(strstr(R.err, "cordon: deny"), "the refusal went to stderr too:\n%s", R.err);
 }
 
+/* log-format short: verdict, operation, target, program, why, and the fix;
+ * no pid, call or roots. */
+Test(policy, log_short_form, .init = setup, .fini = teardown, .timeout = 30)
+{
+	run(ARGS("--log-format", "short"), ARGS(ops_dyn, "write", "outside/canary", "x"));
+	expect_exit(0);
+	cr_expect(strstr(R.err, fmt("cordon: deny write %s (run_ops): outside write roots; to allow: "
+				    "write %s\n", tp("outside/canary"), tp("outside"))),
+		  "stderr:\n%s", R.err);
+	expect_outside_intact();
+}
+
+/* log-format auto: on a terminal, the short form in colour (plain with
+ * NO_COLOR set); into a pipe, the full text. */
+Test(policy, log_auto_colour_on_a_terminal_only, .init = setup, .fini = teardown, .timeout = 30)
+{
+	const char *cmd = fmt("%s run --policy %s --log-format auto -- %s write %s x", cordon_bin,
+			      policy_path(), ops_dyn, tp("outside/canary"));
+
+	run_bare(ARGS("/usr/bin/script", "-qec", cmd, "/dev/null"));
+	cr_expect(strstr(R.out, fmt("cordon: \033[1;31mdeny\033[0m write %s (run_ops): outside "
+				    "write roots; to allow: \033[1mwrite %s\033[0m",
+				    tp("outside/canary"), tp("outside"))),
+		  "on a terminal:\n%s", R.out);
+	run_bare(ARGS("/usr/bin/env", "NO_COLOR=1", "/usr/bin/script", "-qec", cmd, "/dev/null"));
+	cr_expect(strstr(R.out, fmt("cordon: deny write %s (write, as", tp("outside/canary"))) ||
+			  strstr(R.out, fmt("cordon: deny write %s (open", tp("outside/canary"))),
+		  "NO_COLOR:\n%s", R.out);
+	cr_expect_not(strstr(R.out, "\033["), "NO_COLOR:\n%s", R.out);
+	run(ARGS("--log-format", "auto"), ARGS(ops_dyn, "write", "outside/canary", "x"));
+	cr_expect(strstr(R.err, fmt("cordon: deny write %s (open", tp("outside/canary"))),
+		  "into a pipe:\n%s", R.err);
+	cr_expect_not(strstr(R.err, "\033["), "into a pipe:\n%s", R.err);
+	expect_outside_intact();
+}
+
 /* The log lies outside the write roots "so the program cannot rewrite it"
  * (docs/policy.md, log-file): not even through the descriptor it inherits. */
 Test(policy, log_file_cannot_be_truncated_by_program, .init = setup, .fini = teardown,
