@@ -683,6 +683,17 @@ Test(docs, every_option_in_the_man_page_and_policy_md, .init = setup, .fini = te
 		cr_expect(strstr(md, want), "docs/policy.md has no section for %s", d->name);
 	}
 	cr_expect_gt(n, 20, "only %zu directives", n);
+	/* The options that are no directive, the subcommands, and every
+	 * environment variable cordon or the shim reads. */
+	static const char *const more[] = {
+		".SS run", ".SS explain", ".SS learn", ".SS status", ".SS selftest",
+		"\\-\\-policy", "\\-\\-workspace", "\\-\\-no\\-subprocess", ".BR \\-v ",
+		"\\-vv", ".B \\-\\-last", "\\-\\-output", ".B HOME", ".B XDG_STATE_HOME",
+		".B TMPDIR", ".B NO_COLOR", "CORDON_POLICY_FD", "CORDON_EVENT_FD", "CORDON_WRITE",
+		"last\\-run.jsonl",
+	};
+	for (size_t i = 0; i < sizeof(more) / sizeof(more[0]); i++)
+		cr_expect(strstr(man, more[i]), "docs/cordon.1 does not mention %s", more[i]);
 	free(man);
 	free(md);
 }
