@@ -66,7 +66,24 @@ int lastrun_save(const struct tally *t, const struct tally_run *run)
 		errno = ENOENT;
 		return -1;
 	}
-	if ((dir = open(base, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
+	if ((dir = open(base, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0 && errno == ENOENT) {
+		/* XDG: made when missing, 0700. The base is the user's own
+		 * setting: its components are followed. */
+		char path[PATH_MAX];
+		snprintf(path, sizeof(path), "%s", base);
+		for (char *c = path + 1;; c++) {
+			if (*c != '/' && *c)
+				continue;
+			char end = *c;
+			*c = '\0';
+			if (mkdir(path, 0700) < 0 && errno != EEXIST)
+				return -1;
+			if (!(*c = end))
+				break;
+		}
+		dir = open(base, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	}
+	if (dir < 0)
 		return -1;
 	for (; *below; below++) {
 		int next = openat(dir, *below, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);

@@ -456,14 +456,19 @@ static const char *unlearnable(enum reason r)
 }
 
 /* The path a write of @t needs: the file written in place, or the
- * directory whose entries change; then its nearest existing ancestor. */
+ * directory whose entries change; then its nearest existing ancestor. A
+ * directory the run created and left is its own need: it exists now, so
+ * running again needs only to write beneath it (`mkdir -p` makes nothing
+ * twice), not the right to create entries beside it. */
 static void write_need(const struct tally_target *t, char *out, bool *moved)
 {
 	struct stat st;
 	bool in_place = strcmp(t->key, "write") == 0 || strcmp(t->key, "metadata") == 0;
 
 	*moved = false;
-	if (in_place && lstat(t->target, &st) == 0)
+	if (strcmp(t->key, "create") == 0 && lstat(t->target, &st) == 0 && S_ISDIR(st.st_mode))
+		snprintf(out, PATH_MAX, "%s", t->target);
+	else if (in_place && lstat(t->target, &st) == 0)
 		snprintf(out, PATH_MAX, "%s", t->target);
 	else
 		parent_of(t->target, out);
@@ -612,10 +617,10 @@ void suggest_print(const struct suggest *s, FILE *out, const char *indent, bool 
 		const struct suggest_line *l = &s->lines[i];
 		if (comments && l->because)
 			fprintf(out, "%s# %s\n", indent, l->because);
-		if (comments && l->broad)
+		if (l->broad)
 			fprintf(out, "%s# NOTE: this makes all of %s writable: the program changed "
 				"entries directly in it\n", indent, l->arg);
-		if (comments && l->contains_read_deny)
+		if (l->contains_read_deny)
 			fprintf(out, "%s# NOTE: read-deny %s lies beneath: cordon run refuses this "
 				"(see on-unsupported)\n", indent, l->contains_read_deny);
 		fprintf(out, "%s%s %s\n", indent, l->directive, l->shown);

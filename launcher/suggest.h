@@ -62,8 +62,9 @@ struct suggest {
 int suggest_build(struct suggest *s, const struct tally *t, const struct policy *pol,
 		  const char *home, const char *workspace);
 
-/* Each line as a policy directive, with its comment above (@comments), or
- * bare; every line starts with @indent. */
+/* Each line as a policy directive, with what put it there in a comment
+ * above (@comments) and, always, a NOTE for a line that opens ~ or / or
+ * holds a read-deny entry; every line starts with @indent. */
 void suggest_print(const struct suggest *s, FILE *out, const char *indent, bool comments);
 
 void suggest_free(struct suggest *s);
