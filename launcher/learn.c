@@ -41,8 +41,11 @@ static void write_policy(FILE *out, const struct cli *cli, const struct suggest 
 	if (gmtime_r(&now, &tm))
 		strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%SZ", &tm);
 	tally_brief(t, brief, sizeof(brief));
-	fprintf(out, "# Learned by cordon learn, %s, from one run of\n#   %s\n# in %s "
-		"(exit status %d).\n", when, cmd, cwd, status);
+	fprintf(out, "# Learned by cordon learn, %s, from one run of\n#   ", when);
+	suggest_put_comment(out, cmd);
+	fputs("\n# in ", out);
+	suggest_put_comment(out, cwd);
+	fprintf(out, " (exit status %d).\n", status);
 	fprintf(out, "# %s.\n", brief[0] ? brief : "The policies below refused nothing");
 	fputs("# Every line below the includes is there because that run needed it.\n\n", out);
 	if (cli->n_policies == 0)
@@ -52,10 +55,10 @@ static void write_policy(FILE *out, const struct cli *cli, const struct suggest 
 		const char *name = cli->policies[i];
 		/* A file named on the command line is taken from the working
 		 * directory; the learned policy may live elsewhere. */
-		if (strchr(name, '/') && path_absolute(cwd, name, abs) >= 0)
+		if (strchr(name, '/') && !strchr(name, '$') && path_absolute(cwd, name, abs) >= 0)
 			name = abs;
 		fputs("include ", out);
-		policy_put_arg(out, name, false);
+		policy_put_arg(out, name, false, true);
 		fputc('\n', out);
 	}
 	bool header = false;
@@ -66,7 +69,7 @@ static void write_policy(FILE *out, const struct cli *cli, const struct suggest 
 			fputs("\n# From the command line.\n", out);
 		header = true;
 		fprintf(out, "%s ", cli->opts[i].name);
-		policy_put_arg(out, cli->opts[i].value, false);
+		policy_put_arg(out, cli->opts[i].value, false, true);
 		fputc('\n', out);
 	}
 	if (s->n_lines) {
@@ -80,8 +83,7 @@ static void write_policy(FILE *out, const struct cli *cli, const struct suggest 
 			if (!e->unlearnable)
 				continue;
 			fprintf(out, "#   %s ", e->t->key);
-			for (const char *c = e->t->target; *c; c++)
-				fputc(*c == '\n' ? '?' : *c, out);
+			suggest_put_comment(out, e->t->target);
 			fprintf(out, " (%ld): %s\n", e->t->count, e->unlearnable);
 		}
 	}

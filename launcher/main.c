@@ -126,13 +126,16 @@ int main(int argc, char **argv)
 	if (policy_add_devices(&pol) < 0)
 		die("unable to use the policy: out of memory");
 
+	/* learn and explain --last compare paths with ~: the canonical one. */
+	char home_real[PATH_MAX];
+	const char *home = env.home && realpath(env.home, home_real) ? home_real : env.home;
 	run_verbose = cli.verbose;
 	switch (cli.cmd) {
 	case CMD_RUN:
 		ret = cmd_run(&pol, cli.args, env.tmpdir, NULL);
 		break;
 	case CMD_LEARN:
-		ret = cmd_learn(&cli, &pol, env.home, workspace, env.tmpdir);
+		ret = cmd_learn(&cli, &pol, home, workspace, env.tmpdir);
 		break;
 	case CMD_STATUS:
 		ret = cmd_status(&pol, stdout);
@@ -147,7 +150,7 @@ int main(int argc, char **argv)
 	case CMD_HELP:
 	case CMD_VERSION:
 	default:
-		ret = cmd_explain(&cli, &pol, cwd, env.home, workspace);
+		ret = cmd_explain(&cli, &pol, cwd, home, workspace);
 		break;
 	}
 	policy_free(&pol);

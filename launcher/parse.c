@@ -1018,9 +1018,9 @@ int policy_apply_option(struct parse_ctx *ctx, const char *name, const char *val
 	return ctx->errors == before ? 0 : -1;
 }
 
-void policy_put_arg(FILE *out, const char *s, bool always)
+void policy_put_arg(FILE *out, const char *s, bool always, bool vars)
 {
-	if (!always && *s && s[strcspn(s, " \t\"\\#$")] == '\0') {
+	if (!always && *s && s[strcspn(s, vars ? " \t\"\\#" : " \t\"\\#$")] == '\0') {
 		fputs(s, out);
 		return;
 	}
@@ -1028,7 +1028,7 @@ void policy_put_arg(FILE *out, const char *s, bool always)
 	for (; *s; s++) {
 		if (*s == '"' || *s == '\\')
 			fputc('\\', out);
-		if (*s == '$')
+		if (*s == '$' && !vars)
 			fputc('$', out);
 		fputc(*s, out);
 	}
@@ -1051,7 +1051,7 @@ static void put_paths(FILE *out, const struct policy *p, enum path_kind kind, co
 			continue;
 		put_origin(out, e->data[kind]);
 		fprintf(out, "%s ", name);
-		policy_put_arg(out, e->path, true);
+		policy_put_arg(out, e->path, true, false);
 		fputc('\n', out);
 	}
 }
@@ -1084,7 +1084,7 @@ int policy_serialize(const struct policy *p, FILE *out)
 	fprintf(out, "log-summary %s\n", bool_names[p->log_summary.value]);
 	if (p->log_file.value) {
 		fprintf(out, "log-file ");
-		policy_put_arg(out, p->log_file.value, true);
+		policy_put_arg(out, p->log_file.value, true, false);
 		fputc('\n', out);
 	}
 	return ferror(out) ? -EIO : 0;

@@ -95,9 +95,10 @@ int policy_load(struct parse_ctx *ctx, const char *name);
 int policy_parse_buffer(struct parse_ctx *ctx, const char *file, const char *buf, size_t len);
 
 /* @s as one argument the tokenizer reads back: in quotes (@always, or
- * when it needs them) with \" \\ and $$ escaped, so any path survives the
- * round trip. */
-void policy_put_arg(FILE *out, const char *s, bool always);
+ * when it needs them) with \" \\ escaped, and $ as $$ so any path survives
+ * the round trip, or left to expand (@vars: a value as the command line
+ * gave it). */
+void policy_put_arg(FILE *out, const char *s, bool always, bool vars);
 
 /*
  * Write what the shim enforces of @p (write roots, read-deny, sockets,

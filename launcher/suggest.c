@@ -456,17 +456,22 @@ static const char *unlearnable(enum reason r)
 }
 
 /* The path a write of @t needs: the file written in place, or the
- * directory whose entries change; then its nearest existing ancestor. A
- * directory the run created and left is its own need: it exists now, so
- * running again needs only to write beneath it (`mkdir -p` makes nothing
- * twice), not the right to create entries beside it. */
-static void write_need(const struct tally_target *t, char *out, bool *moved)
+ * directory whose entries change; then its nearest existing ancestor.
+ * A directory the run created and left, in a directory no root may be
+ * (~, /, /x, one that holds read-deny), is its own need: it exists now,
+ * and `mkdir -p` makes nothing twice. Elsewhere its directory is, so that
+ * the run passes again after the directory is removed (`make clean`). */
+static void write_need(const struct tally_target *t, const struct policy *pol, const char *home,
+		       char *out, bool *moved)
 {
 	struct stat st;
 	bool in_place = strcmp(t->key, "write") == 0 || strcmp(t->key, "metadata") == 0;
+	char dir[PATH_MAX];
 
 	*moved = false;
-	if (strcmp(t->key, "create") == 0 && lstat(t->target, &st) == 0 && S_ISDIR(st.st_mode))
+	parent_of(t->target, dir);
+	if (strcmp(t->key, "create") == 0 && lstat(t->target, &st) == 0 && S_ISDIR(st.st_mode) &&
+	    !collapsible(pol, dir, home))
 		snprintf(out, PATH_MAX, "%s", t->target);
 	else if (in_place && lstat(t->target, &st) == 0)
 		snprintf(out, PATH_MAX, "%s", t->target);
@@ -513,7 +518,7 @@ int suggest_build(struct suggest *s, const struct tally *t, const struct policy 
 		}
 		char need[PATH_MAX];
 		bool moved;
-		write_need(all[i], need, &moved);
+		write_need(all[i], pol, home, need, &moved);
 		int g = grant_at(&w, need);
 		if (g < 0)
 			goto out;
@@ -611,12 +616,21 @@ out:
 	return ret;
 }
 
+void suggest_put_comment(FILE *out, const char *s)
+{
+	for (; *s; s++)
+		fputc(*s == '\n' || *s == '\r' ? '?' : *s, out);
+}
+
 void suggest_print(const struct suggest *s, FILE *out, const char *indent, bool comments)
 {
 	for (size_t i = 0; i < s->n_lines; i++) {
 		const struct suggest_line *l = &s->lines[i];
-		if (comments && l->because)
-			fprintf(out, "%s# %s\n", indent, l->because);
+		if (comments && l->because) {
+			fprintf(out, "%s# ", indent);
+			suggest_put_comment(out, l->because);
+			fputc('\n', out);
+		}
 		if (l->broad)
 			fprintf(out, "%s# NOTE: this makes all of %s writable: the program changed "
 				"entries directly in it\n", indent, l->arg);

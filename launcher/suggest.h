@@ -67,6 +67,9 @@ int suggest_build(struct suggest *s, const struct tally *t, const struct policy 
  * holds a read-deny entry; every line starts with @indent. */
 void suggest_print(const struct suggest *s, FILE *out, const char *indent, bool comments);
 
+/* @s inside a comment line: line breaks shown as '?', so it stays one. */
+void suggest_put_comment(FILE *out, const char *s);
+
 void suggest_free(struct suggest *s);
 
 #endif /* CORDON_SUGGEST_H */

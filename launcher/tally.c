@@ -80,17 +80,17 @@ void tally_recv(struct tally *t, int fd)
 
 	while ((n = recv(fd, rec, sizeof(rec) - 1, MSG_DONTWAIT)) > 0 ||
 	       (n < 0 && errno == EINTR)) {
-		const char *f[5];
+		const char *f[6] = { NULL };
 		size_t k = 0;
 		if (n < 0)
 			continue;
 		rec[n] = '\0';
-		/* "1\0VERDICT\0OP\0REASON\0TARGET\0" */
-		for (const char *p = rec; k < 5 && p < rec + n; p += strlen(p) + 1)
+		/* "1\0VERDICT\0OP\0REASON\0TARGET\0[LAYER\0]" */
+		for (const char *p = rec; k < 6 && p < rec + n; p += strlen(p) + 1)
 			f[k++] = p;
 		char *end;
-		long reason = k == 5 ? strtol(f[3], &end, 10) : -1;
-		if (k != 5 || strcmp(f[0], "1") != 0 || *end || reason < 0 || reason > INT_MAX ||
+		long reason = k >= 5 ? strtol(f[3], &end, 10) : -1;
+		if (k < 5 || strcmp(f[0], "1") != 0 || *end || reason < 0 || reason > INT_MAX ||
 		    strcmp(reason_text((enum reason)reason), "?") == 0 || !*f[2] ||
 		    strlen(f[2]) >= 16) {
 			t->dropped++;
@@ -98,7 +98,7 @@ void tally_recv(struct tally *t, int fd)
 		}
 		tally_add(t, strcmp(f[1], "warn") == 0 || strcmp(f[1], "also") == 0 ? f[1] : "deny", f[2], f[4],
 			  (enum reason)reason, NULL,
-			  reason == REASON_KERNEL_LAYER ? "kernel" : "shim");
+			  k == 6 && strcmp(f[5], "kernel") == 0 ? "kernel" : "shim");
 	}
 }
 
@@ -121,7 +121,8 @@ size_t tally_brief(const struct tally *t, char *buf, size_t size)
 		    t->warned == 1 ? "" : "s");
 	for (size_t i = 0; i < t->n_ops; i++)
 		PUT("%s%s %ld", i ? ", " : " (", t->ops[i].name, t->ops[i].count);
-	PUT(")");
+	if (t->n_ops)
+		PUT(")");
 #undef PUT
 	return n;
 }
@@ -255,8 +256,11 @@ void tally_save(const struct tally *t, const struct tally_run *run, FILE *out)
 	fputs(",\"mode\":", out);
 	json_string(out, run->mode);
 	fprintf(out, ",\"status\":%d,\"signal\":%d,\"timed_out\":%s,\"refused\":%ld,\"warned\":%ld,"
-		"\"dropped\":%ld}\n", run->status, run->signal, run->timed_out ? "true" : "false",
-		t->denied, t->warned, t->dropped);
+		"\"dropped\":%ld,\"ops\":\"", run->status, run->signal,
+		run->timed_out ? "true" : "false", t->denied, t->warned, t->dropped);
+	for (size_t i = 0; i < t->n_ops; i++)
+		fprintf(out, "%s%s=%ld", i ? "," : "", t->ops[i].name, t->ops[i].count);
+	fputs("\"}\n", out);
 	for (size_t i = 0; all && i < n; i++) {
 		fputs("{\"op\":", out);
 		json_string(out, all[i]->key);
@@ -356,7 +360,7 @@ static int json_flat(char *s, struct kv *kv, int max)
 		char c = *s;
 		*s++ = '\0';  /* ends a bare value; a string's quote is already past */
 		if (c == '}')
-			return n;
+			return *s ? -1 : n;
 		if (c != ',')
 			return -1;
 	}
@@ -423,6 +427,23 @@ int tally_load(struct tally *t, struct tally_run *run, FILE *in, char *err, size
 				ret = -1;
 			run->status = (int)st;
 			run->signal = (int)sig;
+			/* "create=2,rename=1": the calls by operation. */
+			char *ops = (char *)kv_get(kv, n, "ops", true), *save = NULL;
+			if (!ops)
+				ret = -1;
+			for (char *o = ops ? strtok_r(ops, ",", &save) : NULL; o && ret == 0;
+			     o = strtok_r(NULL, ",", &save)) {
+				char *eq = strchr(o, '='), *end;
+				long c = eq ? strtol(eq + 1, &end, 10) : -1;
+				if (!eq || eq == o || eq - o >= 16 || *end || c < 1 ||
+				    t->n_ops == sizeof(t->ops) / sizeof(t->ops[0])) {
+					ret = -1;
+					break;
+				}
+				*eq = '\0';
+				snprintf(t->ops[t->n_ops].name, sizeof(t->ops[0].name), "%s", o);
+				t->ops[t->n_ops++].count = c;
+			}
 			const char *to = kv_get(kv, n, "timed_out", false);
 			run->timed_out = to && strcmp(to, "true") == 0;
 			continue;
@@ -437,12 +458,7 @@ int tally_load(struct tally *t, struct tally_run *run, FILE *in, char *err, size
 			ret = -1;
 			break;
 		}
-		/* Counted as targets only: the run's totals are its own line's,
-		 * the counts by operation the targets' sums. */
-		count_op(t, op);
-		for (size_t i = 0; i < t->n_ops; i++)
-			if (strcmp(t->ops[i].name, op) == 0)
-				t->ops[i].count += count - 1;
+		/* Counted as targets only: the run's totals are its own line's. */
 		tally_add(t, "also", op, target, code < 0 ? REASON_OUTSIDE_ROOTS : (enum reason)code,
 			  code < 0 ? "refused by the supervisor" : NULL, layer);
 		struct tally_target *e;
@@ -456,8 +472,10 @@ int tally_load(struct tally *t, struct tally_run *run, FILE *in, char *err, size
 				e->count = count;
 		}
 	}
-	if (ret == 0 && lineno == 0)
-		ret = -1;
+	if (ret == 0 && lineno == 0) {
+		free(line);
+		return errf(err, errsize, "the record is empty");
+	}
 	if (ret < 0)
 		errf(err, errsize, "line %u is not as cordon writes it", lineno);
 	free(line);

@@ -725,8 +725,18 @@ struct call {
 	const char *given;
 };
 
+static void log_event_by(const struct call *c, const char *verdict, const char *target,
+			 const struct decision *d, const char *layer);
+
 static void log_event(const struct call *c, const char *verdict, const char *target,
 		      const struct decision *d)
+{
+	log_event_by(c, verdict, target, d,
+		     d && d->reason == REASON_KERNEL_LAYER ? "kernel" : "shim");
+}
+
+static void log_event_by(const struct call *c, const char *verdict, const char *target,
+			 const struct decision *d, const char *layer)
 {
 	char line[LOG_LINE_MAX];
 	struct log_event ev = {
@@ -741,7 +751,7 @@ static void log_event(const struct call *c, const char *verdict, const char *tar
 		.reason = d ? NULL : "the policy could not be read",
 		.pid = (pid_t)syscall(SYS_getpid),
 		.exe = exe_path,
-		.layer = d && d->reason == REASON_KERNEL_LAYER ? "kernel" : "shim",
+		.layer = layer,
 		.mode = run_mode,
 	};
 	int e = errno;
@@ -758,11 +768,22 @@ static void log_event(const struct call *c, const char *verdict, const char *tar
  * a program that closed it, or put something else at its number, is told
  * nothing (and cordon counts less, never more).
  */
+static void report_by(const struct call *c, const char *verdict, const char *target,
+		      const struct decision *d, const char *layer);
+
 static void report(const struct call *c, const char *verdict, const char *target,
 		   const struct decision *d)
 {
+	report_by(c, verdict, target, d,
+		  d && d->reason == REASON_KERNEL_LAYER ? "kernel" : "shim");
+}
+
+/* ... with the layer that refused as a sixth field. */
+static void report_by(const struct call *c, const char *verdict, const char *target,
+		      const struct decision *d, const char *layer)
+{
 	char rec[64 + PATH_MAX], num[24];
-	const char *parts[5] = { "1", verdict, c->op, num, target ? target : "" };
+	const char *parts[6] = { "1", verdict, c->op, num, target ? target : "", layer };
 	size_t n = 0;
 	int e = errno;
 
@@ -773,7 +794,7 @@ static void report(const struct call *c, const char *verdict, const char *target
 		return;
 	}
 	utoa(num, (unsigned long)(d ? d->reason : REASON_POLICY_UNREADABLE));
-	for (size_t i = 0; i < 5; i++) {
+	for (size_t i = 0; i < 6; i++) {
 		size_t l = strnlen(parts[i], sizeof(rec) - n - 1);
 		memcpy(rec + n, parts[i], l);
 		n += l;
@@ -1889,6 +1910,31 @@ void shim_refused_after(enum shim_sym sym, int dirfd, const char *path, int db, 
 	if (log_level != LOG_OFF)
 		log_event(&c, "deny", t.abs, &d);
 out:
+	errno = e;
+}
+
+/* A read open checked after the fact (read-deny not empty) failed with
+ * EACCES: when read-deny covers the path, the kernel layer refused it
+ * before the shim could, and says so. */
+void shim_read_failed(enum shim_sym sym, int dirfd, const char *path)
+{
+	int e = errno;
+
+	if (e != EACCES || !path || !shim_active() || run_mode != MODE_ENFORCE || broken)
+		return;
+	struct shim_target t;
+	char raw[PATH_MAX], res[PATH_MAX];
+	struct decision d;
+	if (absolute(dirfd, path, 0, &t, raw) == 0 && resolve(raw, true, res) > 0) {
+		decide_path(OP_READ, res, &d);
+		if (!d.allow) {
+			struct call c = { sym, "read", 0, LOGF_NONE, path };
+			atomic_fetch_add_explicit(&refusals[CLASS_read], 1, memory_order_relaxed);
+			report_by(&c, "deny", res, &d, "kernel");
+			if (log_level != LOG_OFF)
+				log_event_by(&c, "deny", res, &d, "kernel");
+		}
+	}
 	errno = e;
 }
 

@@ -125,6 +125,11 @@ enum shim_verdict shim_begin_spawn(enum shim_sym sym);
  * the second path of a rename or link (relative to @db), or NULL; @flags
  * an open's flags, or -1.
  */
+/* A read open the shim let through to check it afterwards failed: with
+ * EACCES on a read-deny path, logged and reported as the kernel layer's
+ * refusal (it refused first). errno kept. */
+void shim_read_failed(enum shim_sym sym, int dirfd, const char *path);
+
 void shim_refused_after(enum shim_sym sym, int dirfd, const char *path, int db, const char *b,
 			int flags);
 

@@ -43,9 +43,12 @@ static inline bool needs_mode(int flags)
 	return (flags & O_CREAT) || (flags & __O_TMPFILE) == __O_TMPFILE;
 }
 
-/* After libc opened for reading: refuse what resolves into read-deny. */
-static inline int verified(enum shim_sym sym, const char *path, int fd)
+/* After libc opened for reading: refuse what resolves into read-deny, and
+ * say so when the kernel refused it first. */
+static inline int verified(enum shim_sym sym, int dirfd, const char *path, int fd)
 {
+	if (fd < 0)
+		shim_read_failed(sym, dirfd, path);
 	if (fd < 0 || shim_check_opened_read(sym, path, fd))
 		return fd;
 	close(fd);
@@ -61,7 +64,7 @@ static inline int verified(enum shim_sym sym, const char *path, int fd)
 	case SHIM_DENY:                                                               \
 		return -1;                                                            \
 	case SHIM_VERIFY:                                                             \
-		return verified(SYM_##name, path, call);                              \
+		return verified(SYM_##name, dirfd, path, call);                       \
 	case SHIM_PASS:                                                               \
 	case SHIM_VIA:                                                                \
 		break;                                                                \
@@ -135,6 +138,8 @@ static inline int verified(enum shim_sym sym, const char *path, int fd)
 			return f_;                                                     \
 		case SHIM_VERIFY:                                                     \
 			f_ = REAL(name) args;                                          \
+			if (!f_)                                                      \
+				shim_read_failed(SYM_##name, AT_FDCWD, path);         \
 			if (f_ && !shim_check_opened_read(SYM_##name, path, fileno(f_))) { \
 				fclose(f_);                                            \
 				errno = EACCES;                                       \

@@ -95,4 +95,32 @@ static inline size_t fixture_results(const char *out, struct res *v, size_t max)
 }
 #endif /* FIXTURE_RUN_OPS */
 
+#ifdef FIXTURE_PROGRAM
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The canonical path of $CORDON_SRC/$CORDON_BUILD/@name into @out (a
+ * binary the build made), or the test fails saying which. */
+static inline void program(char out[PATH_MAX], const char *name)
+{
+	const char *build = getenv("CORDON_BUILD"), *src = getenv("CORDON_SRC");
+	char rel[PATH_MAX];
+
+	snprintf(rel, sizeof(rel), "%s/%s/%s", src && *src ? src : ".",
+		 build && *build ? build : "build", name);
+	cr_assert_not_null(realpath(rel, out), "no %s (make %s): %s", rel, rel, strerror(errno));
+}
+
+/* Skip the test with a reason. Criterion runs no .fini after a skip, so
+ * the suite's teardown() removes the tree first. */
+#define SKIP(...)                                                                       \
+	do {                                                                            \
+		teardown();                                                             \
+		cr_skip_test(__VA_ARGS__);                                              \
+	} while (0)
+#endif /* FIXTURE_PROGRAM */
+
 #endif /* CORDON_TESTS_FIXTURE_H */

@@ -66,6 +66,7 @@
 #include <unistd.h>
 #define FIXTURE_TREE     /* T, tp(), fmt() */
 #define FIXTURE_RUN_OPS  /* struct res, fixture_results() */
+#define FIXTURE_PROGRAM  /* program() */
 #include "fixture.h"
 
 #ifndef SYS_landlock_create_ruleset
@@ -171,15 +172,6 @@ static void expect_outside_intact(void)
 	cr_expect_eq(n, n_canaries + 2, "outside/ has %zu entries, want %zu", n, n_canaries + 2);
 }
 
-static void program(char out[PATH_MAX], const char *name)
-{
-	const char *build = getenv("CORDON_BUILD"), *src = getenv("CORDON_SRC");
-	char rel[PATH_MAX];
-
-	snprintf(rel, sizeof(rel), "%s/%s/%s", src && *src ? src : ".",
-		 build && *build ? build : "build", name);
-	cr_assert_not_null(realpath(rel, out), "no %s (make %s): %s", rel, rel, strerror(errno));
-}
 
 static const char *policy_path(void)
 {

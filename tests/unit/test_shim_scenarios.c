@@ -54,6 +54,7 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#define FIXTURE_PROGRAM  /* program() */
 #include "fixture.h"
 
 #define SENTINEL 4242  /* errno the driver sets before each call (scen_ops.c) */
@@ -217,15 +218,6 @@ static void expect_outside_intact(void)
 	cr_expect_eq(n, 4, "outside/ has %d entries, want . .. canary dir", n);
 }
 
-static void program(char out[PATH_MAX], const char *name)
-{
-	const char *build = getenv("CORDON_BUILD"), *src = getenv("CORDON_SRC");
-	char rel[PATH_MAX];
-
-	snprintf(rel, sizeof(rel), "%s/%s/%s", src && *src ? src : ".",
-		 build && *build ? build : "build", name);
-	cr_assert_not_null(realpath(rel, out), "no %s (make %s): %s", rel, rel, strerror(errno));
-}
 
 static void setup(void)
 {

@@ -59,6 +59,7 @@
 #include <unistd.h>
 #define FIXTURE_TREE     /* T, tp(), fmt() */
 #define FIXTURE_RUN_OPS  /* struct res, fixture_results() */
+#define FIXTURE_PROGRAM  /* program() */
 #include "fixture.h"
 
 #define GUARD_SECONDS 20          /* a cordon still running after this is killed */
@@ -184,15 +185,6 @@ static void expect_canary_intact(void)
 			 "canary");
 }
 
-static void program(char out[PATH_MAX], const char *name)
-{
-	const char *build = getenv("CORDON_BUILD"), *src = getenv("CORDON_SRC");
-	char rel[PATH_MAX];
-
-	snprintf(rel, sizeof(rel), "%s/%s/%s", src && *src ? src : ".",
-		 build && *build ? build : "build", name);
-	cr_assert_not_null(realpath(rel, out), "no %s (make %s): %s", rel, rel, strerror(errno));
-}
 
 /* $T/p.policy: one write root, no network, every setting that matters
  * explicit; then @extra. */
@@ -236,14 +228,6 @@ static void teardown(void)
 		fixture_rmtree(T);
 	T[0] = '\0';
 }
-
-/* Skip the test with a reason. Criterion runs no .fini after a skip, so
- * the tree goes first. */
-#define SKIP(...)                                                                       \
-	do {                                                                            \
-		teardown();                                                             \
-		cr_skip_test(__VA_ARGS__);                                              \
-	} while (0)
 
 static void need_seccomp(void)
 {
