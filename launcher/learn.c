@@ -89,10 +89,19 @@ static void write_policy(FILE *out, const struct cli *cli, const struct suggest 
 	}
 }
 
+/* The policy being written, until it is renamed into place. */
+static char tmp[PATH_MAX + 16];
+
+static void remove_tmp(void)
+{
+	if (tmp[0])
+		unlink(tmp);
+}
+
 int cmd_learn(const struct cli *cli, struct policy *pol, const char *home, const char *workspace,
 	      const char *tmpdir)
 {
-	char cwd[PATH_MAX], tmp[PATH_MAX + 16];
+	char cwd[PATH_MAX];
 	struct tally t = { 0 };
 	struct suggest s;
 	bool log_given = false;
@@ -115,6 +124,9 @@ int cmd_learn(const struct cli *cli, struct policy *pol, const char *home, const
 			die("unable to write the policy to '%.64s...': name too long", cli->output);
 		if (!(out = fopen(tmp, "wxe")))
 			die_errno("unable to write the policy to %s", tmp);
+		/* cordon may die (125) before the policy is renamed into place:
+		 * leave nothing half-written behind. */
+		atexit(remove_tmp);
 	}
 	pol->mode.value = MODE_WARN;
 	pol->log_summary.value = false;
@@ -129,12 +141,9 @@ int cmd_learn(const struct cli *cli, struct policy *pol, const char *home, const
 	write_policy(out, cli, &s, &t, cli->args, status, cwd);
 	if (cli->output) {
 		if (fflush(out) != 0 || ferror(out) || fclose(out) != 0 ||
-		    rename(tmp, cli->output) < 0) {
-			int e = errno;
-			unlink(tmp);
-			errno = e;
+		    rename(tmp, cli->output) < 0)
 			die_errno("unable to write the policy to %s", cli->output);
-		}
+		tmp[0] = '\0';
 	} else if (fflush(out) != 0) {
 		die_errno("unable to write the policy");
 	}

@@ -848,6 +848,22 @@ Test(learn, tcp_port_and_subprocess, .init = setup, .fini = teardown, .timeout =
  * a link planted at FILE is replaced, its target untouched, and no
  * temporary file is left. An output that cannot be written stops learn
  * before the program runs. */
+/* cordon fails (125) after the output was opened: nothing half-written is
+ * left beside it. */
+Test(learn, no_partial_output_when_cordon_fails, .init = setup, .fini = teardown, .timeout = 60)
+{
+	cordon_env(ARGS("TMPDIR=/nonexistent/cordon-test"),
+		   ARGS("learn", "-o", learned, "--", "true"));
+	EXPECT_STATUS(125);
+	EXPECT_HAS(R.err, "unable to create the private TMPDIR");
+	cr_expect_not(exists(learned), "a policy was written");
+	DIR *d = opendir(T);
+	cr_assert_not_null(d);
+	for (struct dirent *e; (e = readdir(d));)
+		cr_expect_null(strstr(e->d_name, ".learn-"), "left behind: %s", e->d_name);
+	closedir(d);
+}
+
 Test(learn, output_stdout_rename_and_unwritable, .init = setup, .fini = teardown, .timeout = 60)
 {
 	char script[PATH_MAX + 16];
