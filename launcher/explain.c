@@ -7,10 +7,8 @@
  */
 #include "explain.h"
 
-#include <arpa/inet.h>
 #include <errno.h>
 #include <limits.h>
-#include <netinet/in.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -141,10 +139,7 @@ static int explain_net(const struct policy *pol, enum op op, const char *opname,
 	socklen_t salen;
 	int socktype = SOCK_STREAM;
 	const char *proto = "tcp";
-	char host[INET6_ADDRSTRLEN + 2];
-	const char *colon, *h;
 	unsigned long port;
-	char *end;
 	struct decision d;
 
 	memset(&ss, 0, sizeof(ss));
@@ -176,43 +171,18 @@ static int explain_net(const struct policy *pol, enum op op, const char *opname,
 		target += 4;
 	}
 
-	colon = strrchr(target, ':');
-	if (!colon || colon == target)
+	int r = addr_parse(target, strlen(target), &ss, &salen, &port);
+	if (r == -1)
 		return errf(err, errsize, "'%s': expected HOST:PORT, [IPV6]:PORT or unix:PATH", target);
-	h = target;
-	size_t hlen = (size_t)(colon - target);
-	if (h[0] == '[' && hlen >= 2 && h[hlen - 1] == ']') {
-		h++;
-		hlen -= 2;
-	}
-	if (hlen >= sizeof(host))
-		return errf(err, errsize, "'%s': not a numeric address", target);
-	memcpy(host, h, hlen);
-	host[hlen] = '\0';
-	errno = 0;
-	port = strtoul(colon + 1, &end, 10);
-	if (errno || *end || end == colon + 1 || port > 65535 || colon[1] == '-' || colon[1] == '+')
-		return errf(err, errsize, "'%s': bad port '%s' (0 to 65535)", target, colon + 1);
-
-	struct sockaddr_in *in = (struct sockaddr_in *)&ss;
-	struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)&ss;
-	if (inet_pton(AF_INET, host, &in->sin_addr) == 1) {
-		in->sin_family = AF_INET;
-		in->sin_port = htons((uint16_t)port);
-		salen = sizeof(*in);
-	} else if (inet_pton(AF_INET6, host, &in6->sin6_addr) == 1) {
-		in6->sin6_family = AF_INET6;
-		in6->sin6_port = htons((uint16_t)port);
-		salen = sizeof(*in6);
-	} else {
+	if (r == -2)
+		return errf(err, errsize, "'%s': bad port '%s' (0 to 65535)", target,
+			    strrchr(target, ':') + 1);
+	if (r < 0)
 		return errf(err, errsize,
 			    "'%s' is not a numeric address (explain does not look up host names)",
-			    host);
-	}
-
-	char what[INET6_ADDRSTRLEN + 32];
-	snprintf(what, sizeof(what), "%s%s%s:%lu (%s)", ss.ss_family == AF_INET6 ? "[" : "", host,
-		 ss.ss_family == AF_INET6 ? "]" : "", port, proto);
+			    target);
+	char what[PATH_MAX];
+	snprintf(what, sizeof(what), "%s (%s)", target, proto);
 	policy_decide_net(pol, op, socktype, (struct sockaddr *)&ss, salen, &d);
 	print_verdict(out, &d, opname, what);
 	if (!d.allow) {

@@ -3,16 +3,17 @@
  */
 #include "suggest.h"
 
-#include <arpa/inet.h>
 #include <errno.h>
 #include <limits.h>
-#include <netinet/in.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/un.h>
 #include <uthash.h>
+
+#include "../shim/path.h"
+#include "util.h"
 
 #define EXAMPLES 3
 #define COLLAPSE_AT 3                 /* siblings that make their directory a root */
@@ -38,23 +39,16 @@ struct work {
 
 static bool beneath(const char *path, const char *dir)
 {
-	size_t n = strlen(dir);
-
-	if (strcmp(dir, "/") == 0)
-		return path[0] == '/';
-	return strncmp(path, dir, n) == 0 && (path[n] == '/' || path[n] == '\0');
+	return path_is_under(path, strlen(path), dir, strlen(dir));
 }
 
 /* @path's directory, in @out ("/" for "/x"). */
 static void parent_of(const char *path, char *out)
 {
-	const char *slash = strrchr(path, '/');
-	size_t n = slash && slash != path ? (size_t)(slash - path) : 1;
+	size_t n = path_parent_len(path);
 
-	memcpy(out, path, n);
+	memmove(out, path, n);
 	out[n] = '\0';
-	if (n == 1)
-		out[0] = '/';
 }
 
 static int find_root(const struct work *w, int i)
@@ -232,7 +226,6 @@ static int by_path(const struct grant *a, const struct grant *b)
 static int parse_addr(const char *target, struct sockaddr_storage *ss, socklen_t *len,
 		      unsigned long *port)
 {
-	char host[INET6_ADDRSTRLEN + 2];
 	int type = SOCK_STREAM;
 	size_t n = strlen(target);
 
@@ -251,41 +244,8 @@ static int parse_addr(const char *target, struct sockaddr_storage *ss, socklen_t
 		type = SOCK_DGRAM;
 	if (n > 4 && (strcmp(target + n - 4, "/udp") == 0 || strcmp(target + n - 4, "/tcp") == 0))
 		n -= 4;
-	const char *colon = memrchr(target, ':', n);
-	if (!colon || colon == target)
+	if (addr_parse(target, n, ss, len, port) < 0)
 		return -1;
-	size_t hl = (size_t)(colon - target);
-	const char *h = target;
-	if (h[0] == '[' && hl >= 2 && h[hl - 1] == ']') {
-		h++;
-		hl -= 2;
-	}
-	if (hl >= sizeof(host))
-		return -1;
-	memcpy(host, h, hl);
-	host[hl] = '\0';
-	char digits[8], *end;
-	size_t dl = n - (size_t)(colon - target) - 1;
-	if (dl == 0 || dl >= sizeof(digits))
-		return -1;
-	memcpy(digits, colon + 1, dl);
-	digits[dl] = '\0';
-	*port = strtoul(digits, &end, 10);
-	if (*end || *port > 65535)
-		return -1;
-	struct sockaddr_in *in = (struct sockaddr_in *)ss;
-	struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)ss;
-	if (inet_pton(AF_INET, host, &in->sin_addr) == 1) {
-		in->sin_family = AF_INET;
-		in->sin_port = htons((uint16_t)*port);
-		*len = sizeof(*in);
-	} else if (inet_pton(AF_INET6, host, &in6->sin6_addr) == 1) {
-		in6->sin6_family = AF_INET6;
-		in6->sin6_port = htons((uint16_t)*port);
-		*len = sizeof(*in6);
-	} else {
-		return -1;
-	}
 	return type;
 }
 

@@ -4,12 +4,14 @@
  */
 #include "util.h"
 
+#include <arpa/inet.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 
 static void vreport(const char *fmt, va_list ap, int err)
 {
@@ -107,4 +109,46 @@ void shell_join(char *const *argv, char *buf, size_t size)
 		n += w;
 		buf[n] = '\0';
 	}
+}
+
+int addr_parse(const char *s, size_t n, struct sockaddr_storage *ss, socklen_t *len,
+	       unsigned long *port)
+{
+	char host[INET6_ADDRSTRLEN + 2], digits[8], *end;
+	const char *colon = memrchr(s, ':', n), *h = s;
+
+	memset(ss, 0, sizeof(*ss));
+	if (!colon || colon == s)
+		return -1;
+	size_t hl = (size_t)(colon - s), dl = n - hl - 1;
+	if (h[0] == '[' && hl >= 2 && h[hl - 1] == ']') {
+		h++;
+		hl -= 2;
+	}
+	if (dl == 0 || dl >= sizeof(digits) || colon[1] == '-' || colon[1] == '+')
+		return -2;
+	memcpy(digits, colon + 1, dl);
+	digits[dl] = '\0';
+	errno = 0;
+	*port = strtoul(digits, &end, 10);
+	if (errno || *end || *port > 65535)
+		return -2;
+	if (hl >= sizeof(host))
+		return -3;
+	memcpy(host, h, hl);
+	host[hl] = '\0';
+	struct sockaddr_in *in = (struct sockaddr_in *)ss;
+	struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)ss;
+	if (inet_pton(AF_INET, host, &in->sin_addr) == 1) {
+		in->sin_family = AF_INET;
+		in->sin_port = htons((uint16_t)*port);
+		*len = sizeof(*in);
+	} else if (inet_pton(AF_INET6, host, &in6->sin6_addr) == 1) {
+		in6->sin6_family = AF_INET6;
+		in6->sin6_port = htons((uint16_t)*port);
+		*len = sizeof(*in6);
+	} else {
+		return -3;
+	}
+	return 0;
 }

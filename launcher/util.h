@@ -8,6 +8,7 @@
 #define CORDON_UTIL_H
 
 #include <stddef.h>
+#include <sys/socket.h>
 
 /* Exit codes (docs/cordon.1, "EXIT STATUS"). */
 enum {
@@ -25,6 +26,13 @@ __attribute__((format(printf, 1, 2))) void warn_errno(const char *fmt, ...);
 /* Write a one-line reason into @err (for functions that return errors to
  * their caller rather than die); returns -1. */
 __attribute__((format(printf, 3, 4))) int errf(char *err, size_t size, const char *fmt, ...);
+
+/* "HOST:PORT" or "[IPV6]:PORT", the first @n bytes of @s, numeric (no
+ * lookup), into @ss, its length and @port. Returns 0, or -1 when it is
+ * not of that form, -2 for a port not from 0 to 65535, -3 for a host
+ * that is no numeric address. */
+int addr_parse(const char *s, size_t n, struct sockaddr_storage *ss, socklen_t *len,
+	       unsigned long *port);
 
 /* @argv as a shell would take it back ('quoted' where needed), cut with
  * "..." to fit @size. */

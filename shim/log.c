@@ -26,6 +26,8 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "path.h"
+
 #define MAX_ROOTS_LISTED 8
 
 struct out {
@@ -234,13 +236,6 @@ static const char *rule_where(const struct rule *r, char *buf, size_t size)
 	return buf;
 }
 
-/* The parent directory of @path: the smallest write root to suggest. */
-static size_t parent_len(const char *path)
-{
-	const char *slash = strrchr(path, '/');
-
-	return !slash || slash == path ? 1 : (size_t)(slash - path);
-}
 
 size_t log_hint(char *buf, size_t size, const char *op, const char *target, enum reason reason)
 {
@@ -256,7 +251,7 @@ size_t log_hint(char *buf, size_t size, const char *op, const char *target, enum
 			puts_(&o, target);
 		} else {
 			puts_(&o, "write ");
-			put(&o, target, parent_len(target));
+			put(&o, target, path_parent_len(target));
 		}
 		break;
 	case REASON_NET_NONE:

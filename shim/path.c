@@ -265,3 +265,10 @@ int path_is_under(const char *path, size_t len, const char *root, size_t rlen)
 		return 0;
 	return len == rlen || path[rlen] == '/';
 }
+
+size_t path_parent_len(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return !slash || slash == path ? 1 : (size_t)(slash - path);
+}

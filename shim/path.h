@@ -58,4 +58,8 @@ int path_resolve(const char *in, char *out, enum path_missing missing);
  */
 int path_is_under(const char *path, size_t len, const char *root, size_t rlen);
 
+/* The length of the directory part of the absolute @path: "/a/b" 2, "/a"
+ * and "/" 1. */
+size_t path_parent_len(const char *path);
+
 #endif /* CORDON_PATH_H */

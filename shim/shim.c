@@ -262,8 +262,7 @@ static bool lexists(const char *path)
 static bool parent_exists(const char *path)
 {
 	char parent[PATH_MAX];
-	const char *slash = strrchr(path, '/');
-	size_t n = !slash || slash == path ? 1 : (size_t)(slash - path);
+	size_t n = path_parent_len(path);
 
 	memcpy(parent, path, n);
 	parent[n] = '\0';
@@ -1885,13 +1884,12 @@ void shim_refused_after(enum shim_sym sym, int dirfd, const char *path, int db, 
 	bool opens = flags >= 0;
 	int e = errno;
 
-	if (e != EACCES || !path || !shim_active() || run_mode != MODE_ENFORCE || broken)
+	if (e != EACCES || !path ||
+	    (cls != CLASS_create && cls != CLASS_write && cls != CLASS_delete &&
+	     cls != CLASS_rename && cls != CLASS_link) ||
+	    (opens && (flags & O_ACCMODE) == O_RDONLY && !(flags & (O_CREAT | O_TRUNC))) ||
+	    !shim_active() || run_mode != MODE_ENFORCE || broken)
 		return;
-	if (cls != CLASS_create && cls != CLASS_write && cls != CLASS_delete &&
-	    cls != CLASS_rename && cls != CLASS_link)
-		goto out;
-	if (opens && (flags & O_ACCMODE) == O_RDONLY && !(flags & (O_CREAT | O_TRUNC)))
-		goto out;
 	if (!dac_allows(cls, opens, dirfd, path) || (b && !dac_allows(cls, false, db, b)))
 		goto out;  /* an ordinary refusal, the file's own */
 

@@ -47,7 +47,7 @@ static inline bool needs_mode(int flags)
  * say so when the kernel refused it first. */
 static inline int verified(enum shim_sym sym, int dirfd, const char *path, int fd)
 {
-	if (fd < 0)
+	if (fd < 0 && errno == EACCES)
 		shim_read_failed(sym, dirfd, path);
 	if (fd < 0 || shim_check_opened_read(sym, path, fd))
 		return fd;
@@ -70,7 +70,7 @@ static inline int verified(enum shim_sym sym, int dirfd, const char *path, int f
 		break;                                                                \
 	}                                                                             \
 	fd = call;                                                                    \
-	if (fd < 0)                                                                   \
+	if (fd < 0 && errno == EACCES)                                                \
 		shim_refused_after(SYM_##name, dirfd, path, AT_FDCWD, NULL, flags);   \
 	return fd;
 
@@ -138,7 +138,7 @@ static inline int verified(enum shim_sym sym, int dirfd, const char *path, int f
 			return f_;                                                     \
 		case SHIM_VERIFY:                                                     \
 			f_ = REAL(name) args;                                          \
-			if (!f_)                                                      \
+			if (!f_ && errno == EACCES)                                   \
 				shim_read_failed(SYM_##name, AT_FDCWD, path);         \
 			if (f_ && !shim_check_opened_read(SYM_##name, path, fileno(f_))) { \
 				fclose(f_);                                            \
@@ -167,10 +167,19 @@ static inline int shim_novia(void)
 
 #define HAS_VIA(via) (__builtin_strstr(#via, "shim_novia") == NULL)
 
+/* A path call that failed with EACCES after the shim let it through: the
+ * kernel layer may have refused it (shim_refused_after). */
+#define AFTER(name, ret, r, da, a, db, b)                                             \
+	do {                                                                          \
+		if ((r) == FAIL(ret) && errno == EACCES)                              \
+			shim_refused_after(SYM_##name, da, a, db, b, -1);             \
+	} while (0)
+
 #define SHAPE_PATH(name, cls, ret, params, args, dirfd, path_, atflags, how, via)     \
 	SHIM_EXPORT ret name params                                                   \
 	{                                                                             \
 		struct shim_target tgt_;                                                 \
+		ret r_;                                                               \
 		switch (shim_begin_path(SYM_##name, dirfd, path_, atflags, how,       \
 					HAS_VIA(via), &tgt_)) {                          \
 		case SHIM_DENY:                                                       \
@@ -181,20 +190,18 @@ static inline int shim_novia(void)
 			struct shim_target *const T = &tgt_;                             \
 			char pbuf[PATH_MAX];                                          \
 			(void)P, (void)N, (void)T, (void)pbuf;                        \
-			ret r_ = (ret)(intptr_t)(via);                                \
+			r_ = (ret)(intptr_t)(via);                                    \
 			shim_end(&tgt_);                                                 \
-			if (r_ == FAIL(ret))                                          \
-				shim_refused_after(SYM_##name, dirfd, path_, AT_FDCWD, NULL, -1); \
-			return r_;                                                    \
+			break;                                                        \
 		}                                                                     \
 		case SHIM_PASS:                                                       \
 		case SHIM_DONE:                                                       \
 		case SHIM_VERIFY:                                                     \
+		default:                                                              \
+			r_ = REAL(name) args;                                         \
 			break;                                                        \
 		}                                                                     \
-		ret r_ = REAL(name) args;                                             \
-		if (r_ == FAIL(ret))                                                  \
-			shim_refused_after(SYM_##name, dirfd, path_, AT_FDCWD, NULL, -1); \
+		AFTER(name, ret, r_, dirfd, path_, AT_FDCWD, NULL);                   \
 		return r_;                                                            \
 	}
 
@@ -202,27 +209,26 @@ static inline int shim_novia(void)
 	SHIM_EXPORT ret name params                                                   \
 	{                                                                             \
 		struct shim_target ta_, tb_;                                            \
+		ret r_;                                                               \
 		switch (shim_begin_path2(SYM_##name, da, a, db, b, atflags, &ta_, &tb_)) { \
 		case SHIM_DENY:                                                       \
 			return FAIL(ret);                                             \
 		case SHIM_VIA: {                                                      \
 			const int P1 = ta_.pfd, P2 = tb_.pfd;                           \
 			const char *const N1 = ta_.leaf, *const N2 = tb_.leaf;          \
-			ret r_ = (ret)(via);                                          \
+			r_ = (ret)(via);                                              \
 			shim_end(&ta_);                                                \
 			shim_end(&tb_);                                                \
-			if (r_ == FAIL(ret))                                          \
-				shim_refused_after(SYM_##name, da, a, db, b, -1);      \
-			return r_;                                                    \
+			break;                                                        \
 		}                                                                     \
 		case SHIM_PASS:                                                       \
 		case SHIM_DONE:                                                       \
 		case SHIM_VERIFY:                                                     \
+		default:                                                              \
+			r_ = REAL(name) args;                                         \
 			break;                                                        \
 		}                                                                     \
-		ret r_ = REAL(name) args;                                             \
-		if (r_ == FAIL(ret))                                                  \
-			shim_refused_after(SYM_##name, da, a, db, b, -1);              \
+		AFTER(name, ret, r_, da, a, db, b);                                   \
 		return r_;                                                            \
 	}
 

@@ -123,4 +123,18 @@ static inline void program(char out[PATH_MAX], const char *name)
 	} while (0)
 #endif /* FIXTURE_PROGRAM */
 
+#if defined(FIXTURE_PROGRAM) && defined(FIXTURE_TREE)
+/* T := a new directory from the mkdtemp(3) template @tmpl, canonical. */
+static inline void fixture_mktree(const char *tmpl)
+{
+	char t[sizeof(T)], canonical[PATH_MAX];
+
+	snprintf(t, sizeof(t), "%s", tmpl);
+	cr_assert_not_null(mkdtemp(t), "mkdtemp %s: %s", tmpl, strerror(errno));
+	cr_assert_not_null(realpath(t, canonical));
+	cr_assert_lt(strlen(canonical), sizeof(T));
+	strcpy(T, canonical);
+}
+#endif
+
 #endif /* CORDON_TESTS_FIXTURE_H */

@@ -135,12 +135,7 @@ static void empty_dir(const char *rel)
 
 static void setup(void)
 {
-	char tmpl[] = "/tmp/cordon-learn-XXXXXX", canonical[PATH_MAX];
-
-	cr_assert_not_null(mkdtemp(tmpl), "mkdtemp: %s", strerror(errno));
-	cr_assert_not_null(realpath(tmpl, canonical));
-	cr_assert_lt(strlen(canonical), sizeof(T));
-	strcpy(T, canonical);
+	fixture_mktree("/tmp/cordon-learn-XXXXXX");
 	program(cordon_bin, "cordon");
 	program(ops_bin, "tests/helpers/run_ops");
 	mkdirs("ws");

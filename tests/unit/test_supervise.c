@@ -207,12 +207,7 @@ static void policy(const char *extra)
 
 static void setup(void)
 {
-	char tmpl[] = "/dev/shm/cordon-sup-XXXXXX", canonical[PATH_MAX];
-
-	cr_assert_not_null(mkdtemp(tmpl), "mkdtemp: %s", strerror(errno));
-	cr_assert_not_null(realpath(tmpl, canonical));
-	cr_assert_lt(strlen(canonical), sizeof(T));
-	strcpy(T, canonical);
+	fixture_mktree("/dev/shm/cordon-sup-XXXXXX");
 	program(cordon_bin, "cordon");
 	program(ops_static, "tests/helpers/run_ops-static");
 	put_dir("root", 0755);
