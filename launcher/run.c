@@ -728,6 +728,9 @@ struct log_relay {
 	int pipe;    /* the read end, or -1 */
 	long denies; /* refusals seen going through */
 	bool mid;    /* the last read ended inside a line */
+	bool lines;  /* append whole lines only (the log file) */
+	size_t held; /* the start of a line not yet appended */
+	char part[LOG_LINE_MAX];
 };
 
 /* Count the refusals in @buf: lines "cordon: deny " or JSON "deny". */
@@ -746,26 +749,59 @@ static void count_denies(struct log_relay *r, const char *buf, size_t n)
 	}
 }
 
+/* Append @n bytes to the relay's file, as one write when it can. */
+static void relay_write(struct log_relay *r, const char *buf, size_t n)
+{
+	for (size_t off = 0; off < n;) {
+		ssize_t w = write(r->file, buf + off, n - off);
+		if (w <= 0)
+			break;
+		off += (size_t)w;
+	}
+}
+
+/*
+ * Copy what the pipe holds into the file. The log file is written in whole
+ * lines, each write(2) ending with a newline: the file is opened O_APPEND,
+ * so lines from several cordon runs (and this one's supervisor) sharing it
+ * never interleave mid-line. A line's start waits in part[] for its end;
+ * one longer than that (the program's noise, never a shim line) goes out
+ * as it is.
+ */
 static void relay(struct log_relay *r)
 {
-	char buf[65536];
+	char buf[65536 + LOG_LINE_MAX];
 	ssize_t n;
 
-	while (r->pipe >= 0 && (n = read(r->pipe, buf, sizeof(buf))) != 0) {
+	while (r->pipe >= 0) {
+		memcpy(buf, r->part, r->held);
+		n = read(r->pipe, buf + r->held, sizeof(buf) - LOG_LINE_MAX);
+		if (n == 0)
+			break;
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
 			if (errno != EAGAIN)
-				r->pipe = -1;
+				break;
 			return;
 		}
-		count_denies(r, buf, (size_t)n);
-		for (ssize_t off = 0; off < n;) {
-			ssize_t w = write(r->file, buf + off, (size_t)(n - off));
-			if (w <= 0)
-				break;
-			off += w;
+		count_denies(r, buf + r->held, (size_t)n);
+		size_t len = r->held + (size_t)n, whole = len;
+		if (r->lines) {
+			const char *nl = memrchr(buf, '\n', len);
+			whole = nl ? (size_t)(nl - buf) + 1 : 0;
+			if (len - whole >= sizeof(r->part))
+				whole = len;
 		}
+		relay_write(r, buf, whole);
+		r->held = len - whole;
+		memcpy(r->part, buf + whole, r->held);
+	}
+	/* The end: a last line without its newline gets one. */
+	if (r->held) {
+		r->part[r->held] = '\n';
+		relay_write(r, r->part, r->held + 1);
+		r->held = 0;
 	}
 	if (r->pipe >= 0) {
 		close(r->pipe);
@@ -797,6 +833,8 @@ static void open_stdio_relays(const struct policy *pol, struct log_relay out[2],
 		r->file = r->pipe = -1;
 		r->denies = 0;
 		r->mid = false;
+		r->lines = false;
+		r->held = 0;
 		if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
 			continue;
 		snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
@@ -829,6 +867,8 @@ static void open_log_relay(struct policy *pol, struct log_relay *r)
 	r->file = r->pipe = -1;
 	r->denies = 0;
 	r->mid = false;
+	r->lines = true;
+	r->held = 0;
 	if (!pol->log_file.value || strncmp(pol->log_file.value, "fd:", 3) == 0)
 		return;
 	r->file = open(pol->log_file.value, O_WRONLY | O_APPEND | O_CREAT | O_NOCTTY | O_CLOEXEC, 0600);

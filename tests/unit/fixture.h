@@ -5,9 +5,12 @@
 #ifndef CORDON_TESTS_FIXTURE_H
 #define CORDON_TESTS_FIXTURE_H
 
+#include <fcntl.h>
 #include <ftw.h>
 #include <stdio.h>
 #include <sys/stat.h>
+#include <sys/types.h>
+#include <unistd.h>
 
 static inline int fixture_remove_entry(const char *path, const struct stat *st, int type,
 				       struct FTW *ftw)
@@ -22,6 +25,23 @@ static inline int fixture_remove_entry(const char *path, const struct stat *st, 
 static inline int fixture_rmtree(const char *dir)
 {
 	return nftw(dir, fixture_remove_entry, 16, FTW_DEPTH | FTW_PHYS | FTW_MOUNT);
+}
+
+/* Read @path into @buf (at most @size - 1 bytes, NUL-terminated): its
+ * length, @size - 1 when it did not fit, or -1 when it cannot be opened. */
+static inline ssize_t fixture_slurp(const char *path, char *buf, size_t size)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	size_t got = 0;
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	while (got < size - 1 && (n = read(fd, buf + got, size - 1 - got)) > 0)
+		got += (size_t)n;
+	close(fd);
+	buf[got] = '\0';
+	return (ssize_t)got;
 }
 
 #ifdef FIXTURE_TREE

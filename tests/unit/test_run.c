@@ -101,17 +101,8 @@ static const char *content(const char *rel)
 	static char ring[4][1 << 16];
 	static unsigned next;
 	char *b = ring[next++ % 4];
-	int fd = open(tp(rel), O_RDONLY | O_CLOEXEC);
-	size_t got = 0;
-	ssize_t n;
 
-	if (fd < 0)
-		return NULL;
-	while (got < sizeof(ring[0]) - 1 && (n = read(fd, b + got, sizeof(ring[0]) - 1 - got)) > 0)
-		got += (size_t)n;
-	close(fd);
-	b[got] = '\0';
-	return b;
+	return fixture_slurp(tp(rel), b, sizeof(ring[0])) < 0 ? NULL : b;
 }
 
 static bool exists(const char *rel)
@@ -1739,6 +1730,52 @@ Test(summary, counts_exact_across_processes_and_threads, .init = setup, .fini = 
 	cr_expect(strstr(s, "\"status\":0,\"signal\":null,\"timed_out\":false}\n"), "summary:\n%s",
 		  s);
 	cr_expect_not(strstr(R.err, "cordon:"), "cordon said something:\n%s", R.err);
+	expect_outside_intact();
+}
+
+/* Two cordon runs at once append to one JSON log file, each with 4
+ * processes x 3 threads of refused write-opens through the shim and 3
+ * supervised chmods: every refusal is one whole line of its own, none torn,
+ * none lost, whichever process or run wrote it. */
+Test(summary, one_log_file_two_runs_no_torn_lines, .init = setup, .fini = teardown,
+     .timeout = 90)
+{
+	need_seccomp();
+	const char *flood = fmt("%s write-flood %s 3 200", ops_dyn, tp("outside/new"));
+	const char *prog = fmt("%s & %s & %s & %s & %s sys-chmod outside/canary 777 sys-chmod "
+			       "outside/canary 777 sys-chmod outside/canary 777; wait",
+			       flood, flood, flood, flood, ops_static);
+	const char *one = fmt("%s run --policy %s --log-file %s --log-format json -- /bin/sh -c '%s'",
+			      cordon_bin, policy_path(), tp("log.jsonl"), prog);
+	run_bare(ARGS("/bin/sh", "-c", fmt("%s & %s & wait", one, one)));
+	expect_exit(0);
+
+	static char log[8 << 20];
+	ssize_t len = fixture_slurp(tp("log.jsonl"), log, sizeof(log));
+	cr_assert_geq(len, 0, "no log file: %s", strerror(errno));
+	cr_assert_lt(len, (ssize_t)sizeof(log) - 1, "log larger than the buffer");
+
+	int lines = 0, flood_lines = 0, chmod_lines = 0, bad = 0;
+	const char *want_flood = fmt("\"target\":\"%s\"", tp("outside/new"));
+	const char *want_chmod = fmt("\"target\":\"%s\"", tp("outside/canary"));
+	for (char *p = log, *nl; *p; p = nl + 1) {
+		nl = strchr(p, '\n');
+		cr_assert_not_null(nl, "the log ends inside a line: %s", p);
+		*nl = '\0';
+		lines++;
+		/* One object per line: it opens and closes once, says deny once. */
+		bool whole = p[0] == '{' && nl[-1] == '}' && !strchr(p + 1, '{') &&
+			     strstr(p, "\"decision\":\"deny\"") &&
+			     !strstr(strstr(p, "\"decision\":\"deny\"") + 1, "\"decision\"");
+		if (!whole && bad++ < 3)
+			cr_log_error("not one whole JSON line: %s", p);
+		flood_lines += whole && strstr(p, want_flood);
+		chmod_lines += whole && strstr(p, want_chmod);
+	}
+	cr_expect_eq(bad, 0, "%d torn or extra lines of %d", bad, lines);
+	cr_expect_eq(flood_lines, 2 * 4 * 3 * 200, "refused write-opens logged: %d", flood_lines);
+	cr_expect_eq(chmod_lines, 2 * 3, "refused chmods logged: %d", chmod_lines);
+	cr_expect_eq(lines, 2 * (4 * 3 * 200 + 3), "lines in the log: %d", lines);
 	expect_outside_intact();
 }
 

@@ -839,15 +839,9 @@ Test(shim_threads, storm_every_call_decided_every_refusal_logged_once, .init = s
 		     refused_wrong, R.err);
 	expect_outside_intact();
 
-	int fd = open(tp("log"), O_RDONLY | O_CLOEXEC);
-	cr_assert_geq(fd, 0, "no log file: %s", strerror(errno));
-	size_t got = 0;
-	ssize_t n;
-	while (got < sizeof(log) - 1 && (n = read(fd, log + got, sizeof(log) - 1 - got)) > 0)
-		got += (size_t)n;
-	close(fd);
-	log[got] = '\0';
-	cr_assert_lt(got, sizeof(log) - 1, "log larger than the buffer");
+	ssize_t got = fixture_slurp(tp("log"), log, sizeof(log));
+	cr_assert_geq(got, 0, "no log file: %s", strerror(errno));
+	cr_assert_lt(got, (ssize_t)sizeof(log) - 1, "log larger than the buffer");
 	int lines = count_str(log, "\n"), deny = count_lines(log, "cordon: deny ");
 	int whole = count_lines(log, fmt("cordon: deny create %s/outside/t", T));
 	cr_expect_eq(deny, refused, "%d deny lines in the log, want one per refused call (%ld)",
