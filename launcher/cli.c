@@ -28,6 +28,7 @@ void cli_usage(FILE *out)
 	      "       cordon explain [OPTIONS] --last\n"
 	      "       cordon learn [OPTIONS] [-o FILE] [--] PROGRAM [ARGS]...\n"
 	      "       cordon status [OPTIONS]\n"
+	      "       cordon seatbelt [OPTIONS]\n"
 	      "       cordon selftest [OPTIONS]\n"
 	      "       cordon --help | --version\n"
 	      "\n"
@@ -45,6 +46,9 @@ void cli_usage(FILE *out)
 	      "unix:PATH or unix:@ABSTRACT. With --last: each target the last run was\n"
 	      "refused, decided again under the policy given, and the lines that would\n"
 	      "allow what it still refuses (exit 1 while something is still refused).\n"
+	      "\n"
+	      "seatbelt: print the Seatbelt profile (macOS's sandbox language) a run\n"
+	      "under the policy applies on macOS; on any platform, for review.\n"
 	      "\n"
 	      "learn: run PROGRAM in mode warn (the shim records, nothing is refused,\n"
 	      "the kernel layer is off) and write the policy that would let that run\n"
@@ -120,6 +124,7 @@ int cli_parse(int argc, char **argv, struct cli *cli, char *err, size_t errsize)
 		{ "status", CMD_STATUS },
 		{ "selftest", CMD_SELFTEST },
 		{ "learn", CMD_LEARN },
+		{ "seatbelt", CMD_SEATBELT },
 	};
 	size_t c;
 	for (c = 0; c < sizeof(commands) / sizeof(commands[0]); c++)

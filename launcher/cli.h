@@ -18,7 +18,8 @@
 #define CLI_MAX_POLICIES 64
 #define CLI_MAX_OPTIONS 1024
 
-enum command { CMD_HELP, CMD_VERSION, CMD_EXPLAIN, CMD_RUN, CMD_STATUS, CMD_SELFTEST, CMD_LEARN };
+enum command { CMD_HELP, CMD_VERSION, CMD_EXPLAIN, CMD_RUN, CMD_STATUS, CMD_SELFTEST, CMD_LEARN,
+	       CMD_SEATBELT };
 
 struct cli_option {
 	const char *name;             /* directive name */

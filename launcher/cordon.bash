@@ -38,7 +38,7 @@ _cordon()
     bin=${COMP_WORDS[0]}
 
     if ((COMP_CWORD == 1)); then
-        COMPREPLY=($(compgen -W "run explain learn status selftest --help --version" -- "$cur"))
+        COMPREPLY=($(compgen -W "run explain learn status selftest seatbelt --help --version" -- "$cur"))
         return
     fi
     cmd=${COMP_WORDS[1]}

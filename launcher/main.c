@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../jail/sbpl.h"
 #include "../shim/path.h"
 #include "cli.h"
 #include "explain.h"
@@ -79,6 +80,25 @@ static int cmd_explain(const struct cli *cli, const struct policy *pol, const ch
 	return 0;
 }
 
+static bool is_dir(const char *path)
+{
+	struct stat st;
+	return stat(path, &st) != 0 || S_ISDIR(st.st_mode);
+}
+
+/* The profile a macOS run would apply, to stdout. */
+static int cmd_seatbelt(const struct cli *cli, const struct policy *pol)
+{
+	char err[256];
+
+	if (cli->n_args)
+		die("unable to use '%s': cordon seatbelt takes options only", cli->args[0]);
+	int r = sbpl_profile(pol, is_dir, stdout, err, sizeof(err));
+	if (r < 0)
+		die("unable to make the Seatbelt profile: %s", err);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	char err[512], cwd[PATH_MAX], workspace[PATH_MAX], exe_rel[PATH_MAX];
@@ -139,6 +159,9 @@ int main(int argc, char **argv)
 		break;
 	case CMD_STATUS:
 		ret = cmd_status(&pol, stdout);
+		break;
+	case CMD_SEATBELT:
+		ret = cmd_seatbelt(&cli, &pol);
 		break;
 	case CMD_SELFTEST:
 		ret = cmd_run(&pol, (char *[]){ "true", NULL }, env.tmpdir, NULL);
