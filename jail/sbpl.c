@@ -18,6 +18,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <sys/stat.h>
+
 #include "../shim/path.h"
 
 /* The place of @r in the policy's list of rules. */
@@ -69,6 +71,12 @@ static size_t sorted(const struct policy *pol, enum path_kind kind,
 	qsort(v, n, sizeof(*v), item_cmp);
 	*out = v;
 	return n;
+}
+
+bool sbpl_stat_is_dir(const char *path)
+{
+	struct stat st;
+	return stat(path, &st) != 0 || S_ISDIR(st.st_mode);
 }
 
 const char *sbpl_resolved(const char *path, char *buf, size_t size)

@@ -21,6 +21,9 @@
  * counts as a directory. */
 typedef bool sbpl_is_dir_fn(const char *path);
 
+/* The one a run uses: stat(2) says. */
+bool sbpl_stat_is_dir(const char *path);
+
 /* The port rules one profile may spell out (Seatbelt has no port ranges):
  * a larger set of ports is refused rather than cut short. */
 #define SBPL_MAX_PORTS 1024

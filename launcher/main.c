@@ -80,12 +80,6 @@ static int cmd_explain(const struct cli *cli, const struct policy *pol, const ch
 	return 0;
 }
 
-static bool is_dir(const char *path)
-{
-	struct stat st;
-	return stat(path, &st) != 0 || S_ISDIR(st.st_mode);
-}
-
 /* The profile a macOS run would apply, to stdout. */
 static int cmd_seatbelt(const struct cli *cli, const struct policy *pol)
 {
@@ -93,7 +87,7 @@ static int cmd_seatbelt(const struct cli *cli, const struct policy *pol)
 
 	if (cli->n_args)
 		die("unable to use '%s': cordon seatbelt takes options only", cli->args[0]);
-	int r = sbpl_profile(pol, is_dir, stdout, err, sizeof(err));
+	int r = sbpl_profile(pol, sbpl_stat_is_dir, stdout, err, sizeof(err));
 	if (r < 0)
 		die("unable to make the Seatbelt profile: %s", err);
 	return 0;
