@@ -24,6 +24,8 @@ struct jail_host {
 	int landlock_abi;            /* 0: none (not built in, not in lsm=) */
 	bool seccomp;                /* seccomp filters can be loaded */
 	bool userns;                 /* an unprivileged user+net namespace works */
+	bool kernel_log;             /* apply(): have the kernel log the program's
+	                                refusals (log_open() succeeded) */
 	char why_not[256];           /* the first probe that failed, and why */
 };
 
@@ -44,6 +46,8 @@ struct supervise_event {
 	const char *op;              /* "metadata", "connect" */
 	const char *call;            /* "chmod", "fsetxattr", "connect" */
 	const char *why;             /* a refusal that is not the policy's, or NULL */
+	const char *layer;           /* who refused: NULL the supervisor, "kernel" */
+	const char *exe;             /* the program, or NULL: /proc/PID/exe says */
 	struct decision d;           /* the policy's decision otherwise */
 	char path[PATH_MAX];         /* the object, resolved, or the address */
 };
@@ -69,6 +73,15 @@ struct jail_backend {
 	 * one call the program is stopped in. 1: answered (@ev says what was
 	 * decided), 0: nothing to answer, -errno: the descriptor is done. */
 	int (*supervise)(int fd, const struct policy *pol, struct supervise_event *ev);
+	/* In the parent, before fork (NULL: the backend cannot): a descriptor
+	 * the kernel layer's own refusals of the program can be read from,
+	 * and host->kernel_log set so that apply() has them logged; or
+	 * -errno with the reason in @why. */
+	int (*log_open)(const struct policy *pol, struct jail_host *host, char *why, size_t size);
+	/* When that descriptor is readable: 1 and @ev for a refusal of the
+	 * process tree started by @child, 0 for nothing (yet), -ECHILD when
+	 * that tree is gone and all of it was read, other -errno. */
+	int (*log_read)(int fd, const struct policy *pol, int child, struct supervise_event *ev);
 };
 
 /* The backend @b names (BACKEND_AUTO: the platform's), or NULL. */

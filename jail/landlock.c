@@ -217,7 +217,7 @@ static int add_ports(int ruleset, const struct port_list *l, uint64_t access, ch
 	return 0;
 }
 
-int landlock_apply(const struct policy *pol, int abi, char *err, size_t errsize)
+int landlock_apply(const struct policy *pol, int abi, bool log_exec, char *err, size_t errsize)
 {
 	struct cordon_ruleset_attr attr = {
 		.handled_access_fs = FS_WRITE_ABI1 | LANDLOCK_ACCESS_FS_REFER |
@@ -255,8 +255,10 @@ int landlock_apply(const struct policy *pol, int abi, char *err, size_t errsize)
 			attr_size = offsetof(struct cordon_ruleset_attr, scoped);
 		/* fallthrough */
 	case 6:
-		/* ABI 6 adds nothing the rules below use; ABI 7 (audit logging
-		 * flags) neither: the defaults log denials of the program. */
+		/* ABI 6: no logging flags (ABI 7), which log_exec needs. By
+		 * default the program's denials after exec are not logged. */
+		log_exec = false;
+		break;
 	default:
 		break;
 	}
@@ -314,7 +316,12 @@ int landlock_apply(const struct policy *pol, int abi, char *err, size_t errsize)
 		r = jail_fail(err, errsize, "unable to set no_new_privs");
 		goto out;
 	}
-	if (syscall(SYS_landlock_restrict_self, ruleset, 0) < 0)
+	/* Logged: the program's refusals, not those of cordon's self-test
+	 * between here and exec. */
+	if (syscall(SYS_landlock_restrict_self, ruleset,
+		    log_exec ? LANDLOCK_RESTRICT_SELF_LOG_NEW_EXEC_ON |
+				       LANDLOCK_RESTRICT_SELF_LOG_SAME_EXEC_OFF
+			     : 0) < 0)
 		r = jail_fail(err, errsize, "unable to enforce the Landlock ruleset");
 out:
 	close(ruleset);

@@ -10,6 +10,7 @@
 #ifdef __linux__
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -32,7 +33,9 @@ static inline int jail_fail(char *err, size_t size, const char *fmt, ...)
 
 /* Landlock: the highest ABI this kernel offers (0: none, reason in @err). */
 int landlock_abi(char *err, size_t errsize);
-int landlock_apply(const struct policy *pol, int abi, char *err, size_t errsize);
+/* @log_exec: have the program's refusals logged to the audit subsystem
+ * after exec too (ABI 7; kaudit.c reads them). */
+int landlock_apply(const struct policy *pol, int abi, bool log_exec, char *err, size_t errsize);
 /* How many read-deny entries lie beneath a write root (which Landlock
  * cannot enforce); the first one and its root in *@deny and *@root. */
 size_t landlock_read_deny_in_root(const struct policy *pol, const char **deny, const char **root);
@@ -69,6 +72,11 @@ size_t supervised_calls(const char **names, size_t max);
 /* Answer one notification on @listener (see struct jail_backend). */
 struct supervise_event;
 int supervise_one(int listener, const struct policy *pol, struct supervise_event *ev);
+
+/* Landlock's refusals in the audit log (kaudit.c): start reading them
+ * (a descriptor, or -errno and why not), and read one. */
+int kaudit_open(char *why, size_t size);
+int kaudit_read(int fd, const struct policy *pol, int child, struct supervise_event *ev);
 
 /* A private network namespace with only loopback, up. */
 int netns_probe(char *err, size_t errsize);

@@ -112,7 +112,7 @@ static int linux_apply(const struct policy *pol, const struct jail_host *h, int 
 		return r;
 	if ((r = caps_drop(err, errsize)))
 		return r;
-	if (h->landlock_abi && (r = landlock_apply(pol, h->landlock_abi, err, errsize)))
+	if (h->landlock_abi && (r = landlock_apply(pol, h->landlock_abi, h->kernel_log, err, errsize)))
 		return r;
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0) {
 		snprintf(err, errsize, "unable to set no_new_privs: %s", strerror(errno));
@@ -123,12 +123,30 @@ static int linux_apply(const struct policy *pol, const struct jail_host *h, int 
 	return 0;
 }
 
+/* Landlock's own log of what it refused (ABI 7), where audit is on and
+ * readable: the refusals of programs the shim does not see. */
+static int linux_log_open(const struct policy *pol, struct jail_host *host, char *why,
+			  size_t size)
+{
+	if (host->landlock_abi < 7) {
+		snprintf(why, size, "Landlock logs refusals from ABI 7 on; this kernel has %d",
+			 host->landlock_abi);
+		return -ENOTSUP;
+	}
+	(void)pol;
+	int fd = kaudit_open(why, size);
+	host->kernel_log = fd >= 0;
+	return fd;
+}
+
 static const struct jail_backend jail_linux = {
 	.name = "landlock",
 	.probe = linux_probe,
 	.features = linux_features,
 	.apply = linux_apply,
 	.supervise = supervise_one,
+	.log_open = linux_log_open,
+	.log_read = kaudit_read,
 };
 
 const struct jail_backend *jail_platform(void)

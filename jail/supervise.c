@@ -856,7 +856,7 @@ int supervise_one(int listener, const struct policy *pol, struct supervise_event
 	memset(&req, 0, sizeof(req));
 	ev->refused = false;
 	ev->why = NULL;
-	ev->op = ev->call = NULL;
+	ev->op = ev->call = ev->layer = ev->exe = NULL;
 	ev->path[0] = '\0';
 	memset(&ev->d, 0, sizeof(ev->d));
 	if (ioctl(listener, SECCOMP_IOCTL_NOTIF_RECV, &req) < 0)

@@ -210,7 +210,9 @@ static void find_shim(char out[PATH_MAX])
 
 /* The compiled policy in a sealed memfd, inherited by the program unless
  * @cloexec (shim no: only the audit's digest reads it). */
-static int policy_memfd(const struct policy *pol, bool cloexec)
+/* @kernel_log: the kernel layer reports what it refuses (kaudit.c), so
+ * the shim does not say it again; the first line tells it. */
+static int policy_memfd(const struct policy *pol, bool cloexec, bool kernel_log)
 {
 	int fd = (int)syscall(SYS_memfd_create, "cordon-policy",
 			      MFD_ALLOW_SEALING | (cloexec ? MFD_CLOEXEC : 0));
@@ -219,7 +221,8 @@ static int policy_memfd(const struct policy *pol, bool cloexec)
 	if (fd < 0)
 		die_errno("unable to create the policy descriptor");
 	f = fdopen(dup(fd), "w");
-	if (!f || policy_serialize(pol, f) < 0 || fclose(f) != 0)
+	if (!f || (kernel_log && fputs("#@kernel-audit\n", f) < 0) ||
+	    policy_serialize(pol, f) < 0 || fclose(f) != 0)
 		die_errno("unable to write the policy descriptor");
 	if (fcntl(fd, F_ADD_SEALS, F_SEAL_WRITE | F_SEAL_GROW | F_SEAL_SHRINK | F_SEAL_SEAL) < 0)
 		die_errno("unable to seal the policy descriptor");
@@ -904,25 +907,50 @@ static void supervisor_said(const struct policy *pol, struct log_relay *log,
 		.reason = ev->why,
 		.pid = ev->pid,
 		.exe = exe,
-		.layer = "supervisor",
+		.layer = ev->layer ? ev->layer : "supervisor",
 		.mode = pol->mode.value,
 	};
 
 	if (ev->refused) {
 		log->denies++;
 		tally_add(t, "deny", ev->op, ev->path, ev->why ? REASON_OUTSIDE_ROOTS : ev->d.reason,
-			  ev->why, "supervisor");
+			  ev->why, ev->layer ? ev->layer : "supervisor");
 	}
 	if (pol->log.value == LOG_OFF || (!ev->refused && (run_verbose < 2 || !ev->d.allow || !ev->path[0])))
 		return;
 	snprintf(link, sizeof(link), "/proc/%d/exe", ev->pid);
-	ssize_t n = readlink(link, exe, sizeof(exe) - 1);
-	exe[n > 0 ? n : 1] = '\0';
+	ssize_t n = ev->exe ? -1 : readlink(link, exe, sizeof(exe) - 1);
+	if (ev->exe)
+		snprintf(exe, sizeof(exe), "%s", ev->exe);
+	else
+		exe[n > 0 ? n : 1] = '\0';
 	int fd = log->file >= 0 ? log->file : STDERR_FILENO;
 	const char *nc = getenv("NO_COLOR");
 	size_t len = log_format_event(line, sizeof(line), &le, pol,
 				      log_format_for(pol->log_format.value, fd, nc && *nc));
 	(void)!write(fd, line, len);
+}
+
+/* The kernel layer's refusals queued on *@fd, logged and counted like
+ * the supervisor's; with @drain_ms, until the run's domain is gone or
+ * nothing came for that long, then *@fd is closed. */
+#define KERNEL_LOG_DRAIN_MS 20
+static void kernel_said(const struct policy *pol, const struct layers *l, int *fd, pid_t child,
+			struct log_relay *log, struct tally *t, int drain_ms)
+{
+	struct supervise_event ev;
+	int r;
+
+	while (*fd >= 0) {
+		while ((r = l->be->log_read(*fd, pol, child, &ev)) > 0)
+			supervisor_said(pol, log, t, &ev);
+		if (r < 0 || !drain_ms || poll(&(struct pollfd){ *fd, POLLIN, 0 }, 1, drain_ms) <= 0)
+			break;
+	}
+	if (*fd >= 0 && (r < 0 || drain_ms)) {
+		close(*fd);
+		*fd = -1;
+	}
 }
 
 static void free_env(char **envp)
@@ -1082,7 +1110,16 @@ int cmd_run(struct policy *pol, char **argv, const char *tmpdir, struct tally *k
 	int stdio_fd[3];
 	open_stdio_relays(pol, out, stdio_fd);
 	int summary_fd = summary_open(pol);
-	int policy_fd = policy_memfd(pol, !pol->shim.value);
+	/* What the kernel layer refuses programs the shim does not see. */
+	int kernel_log = -1;
+	if (pol->mode.value == MODE_ENFORCE && l.be && l.be->log_open) {
+		char why[256];
+		kernel_log = l.be->log_open(pol, &l.host, why, sizeof(why));
+		if (kernel_log < 0 && run_verbose)
+			warn("the kernel layer's refusals are not reported (only the shim's and the "
+			     "supervisor's are): %s", why);
+	}
+	int policy_fd = policy_memfd(pol, !pol->shim.value, kernel_log >= 0);
 	struct audit audit;
 	audit_open(pol, policy_fd, &audit);
 	/* The shims' refusals, counted here (tally.h): the program's end is
@@ -1164,9 +1201,10 @@ int cmd_run(struct policy *pol, char **argv, const char *tmpdir, struct tally *k
 	deadline.tv_sec += pol->timeout.value;
 	bool timed_out = false, done = false;
 	while (!done) {
-		struct pollfd fds[6] = { { sfd, POLLIN, 0 }, { log.pipe, POLLIN, 0 },
+		struct pollfd fds[7] = { { sfd, POLLIN, 0 }, { log.pipe, POLLIN, 0 },
 					 { out[0].pipe, POLLIN, 0 }, { out[1].pipe, POLLIN, 0 },
-					 { listener, POLLIN, 0 }, { events[0], POLLIN, 0 } };
+					 { listener, POLLIN, 0 }, { events[0], POLLIN, 0 },
+					 { kernel_log, POLLIN, 0 } };
 		int wait_ms = -1;
 		if (pol->timeout.value) {
 			clock_gettime(CLOCK_MONOTONIC, &now);
@@ -1179,7 +1217,7 @@ int cmd_run(struct policy *pol, char **argv, const char *tmpdir, struct tally *k
 			wait_ms = left > INT_MAX ? INT_MAX : (int)left;
 		}
 		/* poll ignores negative descriptors: relays not in use. */
-		if (poll(fds, 6, wait_ms) < 0 && errno != EINTR)
+		if (poll(fds, 7, wait_ms) < 0 && errno != EINTR)
 			die_errno("unable to wait for the program");
 		if (fds[4].revents & POLLIN) {
 			struct supervise_event ev;
@@ -1196,6 +1234,8 @@ int cmd_run(struct policy *pol, char **argv, const char *tmpdir, struct tally *k
 		}
 		if (fds[5].revents)
 			tally_recv(&tally, events[0]);
+		if (fds[6].revents)
+			kernel_said(pol, &l, &kernel_log, pid, &log, &tally, 0);
 		if (fds[1].revents)
 			relay(&log);
 		if (fds[2].revents)
@@ -1235,6 +1275,9 @@ int cmd_run(struct policy *pol, char **argv, const char *tmpdir, struct tally *k
 	reap_all();
 	if (listener >= 0)
 		close(listener);
+	/* The kernel's records come through its audit thread, after the
+	 * calls they tell of: read until the run's domain is gone. */
+	kernel_said(pol, &l, &kernel_log, pid, &log, &tally, KERNEL_LOG_DRAIN_MS);
 	relay(&log);
 	relay(&out[0]);
 	relay(&out[1]);

@@ -73,6 +73,8 @@ static atomic_int state;              /* 0 new, 1 initialising, 2 ready */
 static pid_t init_pid;
 static __thread TLS_IE int in_init;
 static bool broken;                   /* policy unreadable: refuse all */
+static bool kernel_audited;           /* cordon reads the kernel layer's own
+                                         log: its refusals are not ours to say */
 static int run_mode;
 static int log_level, log_format;
 static int log_fd = STDERR_FILENO;
@@ -448,6 +450,7 @@ static void load_fd_config(struct parse_ctx *ctx, const char *num)
 	ctx->canonical = false;
 	policy_text = buf;
 	policy_len = got;
+	kernel_audited = got >= 15 && memcmp(buf, "#@kernel-audit\n", 15) == 0;
 	policy_fd = (int)fd;
 	policy_dev = st.st_dev;
 	policy_ino = st.st_ino;
@@ -1888,7 +1891,7 @@ void shim_refused_after(enum shim_sym sym, int dirfd, const char *path, int db, 
 	    (cls != CLASS_create && cls != CLASS_write && cls != CLASS_delete &&
 	     cls != CLASS_rename && cls != CLASS_link) ||
 	    (opens && (flags & O_ACCMODE) == O_RDONLY && !(flags & (O_CREAT | O_TRUNC))) ||
-	    !shim_active() || run_mode != MODE_ENFORCE || broken)
+	    !shim_active() || run_mode != MODE_ENFORCE || broken || kernel_audited)
 		return;
 	if (!dac_allows(cls, opens, dirfd, path) || (b && !dac_allows(cls, false, db, b)))
 		goto out;  /* an ordinary refusal, the file's own */
@@ -1918,7 +1921,8 @@ void shim_read_failed(enum shim_sym sym, int dirfd, const char *path)
 {
 	int e = errno;
 
-	if (e != EACCES || !path || !shim_active() || run_mode != MODE_ENFORCE || broken)
+	if (e != EACCES || !path || !shim_active() || run_mode != MODE_ENFORCE || broken ||
+	    kernel_audited)
 		return;
 	struct shim_target t;
 	char raw[PATH_MAX], res[PATH_MAX];

@@ -1,0 +1,286 @@
+/*
+ * kaudit.c - what Landlock refused, read from the kernel's audit records.
+ *
+ * A program that goes around the shim (statically linked, raw system
+ * calls) is refused by Landlock without a word. Since ABI 7 Landlock can
+ * log each denial to the audit subsystem: restricted with
+ * LANDLOCK_RESTRICT_SELF_LOG_NEW_EXEC_ON, the program's denials after
+ * exec are logged too. cordon reads them as a multicast listener of the
+ * audit netlink socket (AUDIT_NLGRP_READLOG, which needs CAP_AUDIT_READ),
+ * when the audit subsystem is on; it never turns it on itself, that is the
+ * administrator's call (auditctl -e 1).
+ *
+ * One denial is several records with one serial number:
+ *   1423 LANDLOCK_ACCESS  domain=1e868bc41 blockers=fs.make_reg path="/tmp/x" ...
+ *   1424 LANDLOCK_DOMAIN  domain=1e868bc41 status=allocated mode=enforcing pid=N ...
+ *        (once, with the domain's first denial: pid is who restricted itself)
+ *   1300 SYSCALL          arch=... syscall=257 ... pid=M ... exe="/usr/bin/dash"
+ *   1320 EOE              (the end)
+ * The run's domain is the one cordon's child allocated; a domain the
+ * program made for itself inside it is its own business.
+ */
+#ifdef __linux__
+
+#include <errno.h>
+#include <limits.h>
+#include <linux/audit.h>
+#include <linux/netlink.h>
+#include <seccomp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "jail.h"
+#include "layers.h"
+
+#ifndef AUDIT_LANDLOCK_ACCESS
+#define AUDIT_LANDLOCK_ACCESS 1423
+#define AUDIT_LANDLOCK_DOMAIN 1424
+#endif
+
+/* One denial being put together from its records. */
+static struct {
+	char domain[32];             /* the run's domain, once known */
+	unsigned long serial;        /* the denial's records so far */
+	bool access;                 /* its LANDLOCK_ACCESS was seen */
+	char access_domain[32];
+	char blockers[512];
+	char path[PATH_MAX];
+	int pid;
+	char call[32];
+	char exe[PATH_MAX];
+	bool gone;                   /* the run's domain was freed: all is read */
+} st;
+
+/* The value of " KEY=" in @rec (length @n) into @out: a quoted string, a
+ * hex-encoded one (audit's form for names with spaces or controls), or a
+ * bare word. False when absent. */
+static bool field(const char *rec, size_t n, const char *key, char *out, size_t size)
+{
+	size_t klen = strlen(key);
+	const char *end = rec + n;
+
+	for (const char *p = rec; p + klen + 1 < end; p++) {
+		if ((p != rec && p[-1] != ' ') || strncmp(p, key, klen) != 0 || p[klen] != '=')
+			continue;
+		const char *v = p + klen + 1;
+		size_t o = 0;
+		if (*v == '"') {
+			for (v++; v < end && *v != '"' && o + 1 < size; v++)
+				out[o++] = *v;
+		} else {
+			const char *w = v;
+			while (w < end && *w != ' ' && *w != '\n')
+				w++;
+			bool hex = (w - v) % 2 == 0 && w > v && strcmp(key, "path") == 0;
+			for (const char *h = v; hex && h < w; h++)
+				hex = (*h >= '0' && *h <= '9') || (*h >= 'A' && *h <= 'F');
+			for (; v < w && o + 1 < size; v += hex ? 2 : 1) {
+				if (!hex) {
+					out[o++] = *v;
+					continue;
+				}
+				char b[3] = { v[0], v[1], 0 };
+				out[o++] = (char)strtoul(b, NULL, 16);
+			}
+		}
+		out[o] = '\0';
+		return true;
+	}
+	return false;
+}
+
+/* "audit(1796044237.676:3): ..." -> 3 */
+static unsigned long serial_of(const char *rec, size_t n)
+{
+	const char *colon = memchr(rec, ':', n);
+	return colon ? strtoul(colon + 1, NULL, 10) : 0;
+}
+
+int kaudit_open(char *why, size_t size)
+{
+	struct sockaddr_nl sa = { .nl_family = AF_NETLINK, .nl_groups = 1u << (AUDIT_NLGRP_READLOG - 1) };
+	struct {
+		struct nlmsghdr h;
+		struct audit_status s;
+	} msg = { { NLMSG_LENGTH(0), AUDIT_GET, NLM_F_REQUEST, 1, 0 }, { 0 } };
+	struct sockaddr_nl kernel = { .nl_family = AF_NETLINK };
+	int fd, q;
+
+	memset(&st, 0, sizeof(st));
+	/* Is the audit subsystem on? Asked on a socket of its own, so that
+	 * the answer is not mixed with the records. */
+	q = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_AUDIT);
+	if (q < 0)
+		return jail_fail(why, size, "no audit netlink socket: %s", strerror(errno));
+	struct timeval tv = { 1, 0 };
+	setsockopt(q, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	if (sendto(q, &msg, msg.h.nlmsg_len, 0, (struct sockaddr *)&kernel, sizeof(kernel)) < 0 ||
+	    recv(q, &msg, sizeof(msg), 0) < (ssize_t)NLMSG_LENGTH(sizeof(msg.s)) ||
+	    msg.h.nlmsg_type != AUDIT_GET) {
+		int e = errno ? errno : EPERM;
+		close(q);
+		errno = e;
+		return jail_fail(why, size, "unable to ask the audit subsystem its state: %s",
+				 strerror(e));
+	}
+	close(q);
+	if (!msg.s.enabled) {
+		errno = ENOTSUP;
+		return jail_fail(why, size, "the audit subsystem is off (auditctl -e 1 turns it on)");
+	}
+	fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC | SOCK_NONBLOCK, NETLINK_AUDIT);
+	if (fd < 0)
+		return jail_fail(why, size, "no audit netlink socket: %s", strerror(errno));
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
+		int r = jail_fail(why, size, "unable to read the audit log (CAP_AUDIT_READ): %s",
+				  strerror(errno));
+		close(fd);
+		return r;
+	}
+	int big = 1 << 22;
+	setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &big, sizeof(big));
+	return fd;
+}
+
+/* The operation a Landlock blocker stands for, as the shim names them. */
+static const char *op_of(const char *blockers, enum op *op)
+{
+	/* A rename or link checks every right on both directories: all are
+	 * listed, fs.refer among them. */
+	if (strstr(blockers, "fs.refer")) {
+		*op = OP_WRITE;
+		return "rename";
+	}
+	static const struct {
+		const char *prefix, *name;
+		enum op op;
+	} ops[] = {
+		{ "fs.make_", "create", OP_WRITE },     { "fs.remove_", "delete", OP_WRITE },
+		{ "fs.refer", "rename", OP_WRITE },     { "fs.write_file", "write", OP_WRITE_DATA },
+		{ "fs.truncate", "write", OP_WRITE_DATA }, { "fs.ioctl_dev", "write", OP_WRITE_DATA },
+		{ "fs.read_file", "read", OP_READ },    { "fs.read_dir", "read", OP_READ },
+		{ "fs.execute", "read", OP_READ },      { "net.connect_tcp", "connect", OP_CONNECT },
+		{ "net.bind_tcp", "bind", OP_BIND },
+	};
+	for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++)
+		if (strncmp(blockers, ops[i].prefix, strlen(ops[i].prefix)) == 0) {
+			*op = ops[i].op;
+			return ops[i].name;
+		}
+	return NULL;
+}
+
+/* The denial put together: 1 and @ev when it was the run's domain's. */
+static int finish(const struct policy *pol, struct supervise_event *ev)
+{
+	enum op op = OP_WRITE;
+	const char *name;
+
+	if (!st.access || !st.domain[0] || strcmp(st.access_domain, st.domain) != 0 ||
+	    !(name = op_of(st.blockers, &op)))
+		return 0;
+	memset(ev, 0, sizeof(*ev));
+	ev->refused = true;
+	ev->pid = st.pid;
+	ev->op = name;
+	ev->call = st.call;
+	ev->exe = st.exe[0] ? st.exe : NULL;
+	ev->layer = "kernel";
+	/* For an entry made, removed or moved, the record names the
+	 * directory only: the target DIR with "/" and "*" after it says so,
+	 * and decides (and suggests) as an entry of DIR. */
+	size_t n = strnlen(st.path, sizeof(st.path) - 3);
+	memcpy(ev->path, st.path, n);
+	if (op == OP_WRITE) {
+		n -= n == 1;  /* "/" */
+		memcpy(ev->path + n, "/*", 2);
+		n += 2;
+	}
+	ev->path[n] = '\0';
+	if (op == OP_CONNECT || op == OP_BIND)
+		ev->why = "a TCP port the policy does not list";
+	else
+		policy_decide_path(pol, op, ev->path, strlen(ev->path), &ev->d);
+	if (!ev->why && ev->d.allow)
+		ev->why = "the kernel layer refused what the policy allows";
+	return 1;
+}
+
+/* -ECHILD once the run's domain is freed: every record of it was read. */
+int kaudit_read(int fd, const struct policy *pol, int child, struct supervise_event *ev)
+{
+	char buf[8960], v[64];
+
+	for (;;) {
+		ssize_t n = recv(fd, buf, sizeof(buf) - 1, 0);
+		if (n < 0)
+			return errno == EAGAIN || errno == EINTR ? 0 : -errno;
+		if (n < (ssize_t)NLMSG_HDRLEN)
+			continue;
+		struct nlmsghdr *h = (struct nlmsghdr *)buf;
+		const char *rec = NLMSG_DATA(h);
+		size_t len = (size_t)n - NLMSG_HDRLEN;
+		unsigned long serial = serial_of(rec, len);
+		int r = 0;
+
+		if (serial != st.serial) {
+			/* A denial whose end was not seen: decided as it is. */
+			r = finish(pol, ev);
+			st.serial = serial;
+			st.access = false;
+			st.call[0] = st.exe[0] = '\0';
+			st.pid = 0;
+		}
+		switch (h->nlmsg_type) {
+		case AUDIT_LANDLOCK_ACCESS:
+			st.access = field(rec, len, "domain", st.access_domain,
+					  sizeof(st.access_domain)) &&
+				    field(rec, len, "blockers", st.blockers, sizeof(st.blockers));
+			if (!field(rec, len, "path", st.path, sizeof(st.path)))
+				st.path[0] = '\0';
+			if (field(rec, len, "dest", v, sizeof(v)))
+				snprintf(st.path, sizeof(st.path), "port %s", v);
+			break;
+		case AUDIT_LANDLOCK_DOMAIN:
+			if (st.domain[0] && field(rec, len, "status", v, sizeof(v)) &&
+			    strcmp(v, "deallocated") == 0 && field(rec, len, "domain", v, sizeof(v)) &&
+			    strcmp(v, st.domain) == 0)
+				st.gone = true;
+			if (!st.domain[0] && field(rec, len, "status", v, sizeof(v)) &&
+			    strcmp(v, "allocated") == 0 && field(rec, len, "pid", v, sizeof(v)) &&
+			    atoi(v) == child)
+				field(rec, len, "domain", st.domain, sizeof(st.domain));
+			break;
+		case AUDIT_SYSCALL:
+			if (field(rec, len, "pid", v, sizeof(v)))
+				st.pid = atoi(v);
+			if (!field(rec, len, "exe", st.exe, sizeof(st.exe)))
+				st.exe[0] = '\0';
+			if (field(rec, len, "syscall", v, sizeof(v))) {
+				/* Numbered as on the native architecture. */
+				char *name = seccomp_syscall_resolve_num_arch(SCMP_ARCH_NATIVE,
+									      atoi(v));
+				snprintf(st.call, sizeof(st.call), "%.31s", name ? name : "?");
+				free(name);
+			}
+			break;
+		case AUDIT_EOE:
+			if (!r) {
+				r = finish(pol, ev);
+				st.access = false;
+			}
+			break;
+		default:
+			break;
+		}
+		if (r)
+			return r;
+		if (st.gone)
+			return -ECHILD;
+	}
+}
+
+#endif /* __linux__ */
