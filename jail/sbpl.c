@@ -48,13 +48,33 @@ static int item_cmp(const void *a, const void *b)
 	return strcmp(x->e->path, y->e->path);
 }
 
-/* The entries of @kind that @keep accepts (NULL: all), grouped by the rule
+/* The entries of @kind that @keep accepts (NULL: all) and whose level_of()
+ * is @level (-1: any), grouped by the rule
  * that made them in the order the rules were read, then sorted by path:
  * the profile is the same text for the same policy, whatever order the
  * set keeps. Returns their number, or (size_t)-1 when out of memory. */
+/* How many read-deny and write-deny entries lie above @e: an entry that
+ * takes rights away, or gives them back, inside another is written after
+ * it (and so wins over it, the nearest entry deciding). */
+static unsigned level_of(const struct policy *pol, const struct pathset_entry *e)
+{
+	unsigned mask = 1u << PATH_READ_DENY | 1u << PATH_WRITE_DENY, n = 0;
+	size_t len = e->len;
+
+	while (len > 1) {
+		while (len > 1 && e->path[len - 1] != '/')  /* "/a/b" -> "/a/" */
+			len--;
+		if (len > 1)
+			len--;                               /* -> "/a"; "/" stays */
+		const struct pathset_entry *a = pathset_get(&pol->paths, e->path, len);
+		n += a && (a->kinds & mask);
+	}
+	return n;
+}
+
 static size_t sorted(const struct policy *pol, enum path_kind kind,
 		     bool (*keep)(const struct policy *, const struct pathset_entry *),
-		     struct item **out)
+		     int level, struct item **out)
 {
 	const struct pathset_entry *e, *tmp;
 	struct item *v = calloc(pol->paths.count + 1, sizeof(*v));
@@ -63,7 +83,8 @@ static size_t sorted(const struct policy *pol, enum path_kind kind,
 	if (!v)
 		return (size_t)-1;
 	HASH_ITER(hh, pol->paths.head, e, tmp) {
-		if ((e->kinds & 1u << kind) && (!keep || keep(pol, e))) {
+		if ((e->kinds & 1u << kind) && (!keep || keep(pol, e)) &&
+		    (level < 0 || level_of(pol, e) == (unsigned)level)) {
 			v[n].e = e;
 			v[n++].rule = rule_index(pol, e->data[kind]);
 		}
@@ -124,33 +145,44 @@ void sbpl_put_string(FILE *out, const char *s)
 	fputc('"', out);
 }
 
-/* A comment line: ";; " and @s with every byte that is not printable
- * ASCII as \xHH, so that a rule's text (a file name with a newline in it)
- * stays inside the comment: only a line break ends one. */
-static void put_comment(FILE *out, const char *prefix, const char *s)
+/* @s with every byte that is not printable ASCII as \xHH: in a comment,
+ * only a line break would end it early. */
+static void put_comment_text(FILE *out, const char *s)
 {
-	fprintf(out, ";; %s", prefix);
 	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
 		if (*p < 0x20 || *p >= 0x7f)
 			fprintf(out, "\\x%02x", *p);
 		else
 			fputc(*p, out);
 	}
+}
+
+/* A comment line: ";; ", @prefix and @s, both escaped. */
+static void put_comment(FILE *out, const char *prefix, const char *s)
+{
+	fputs(";; ", out);
+	put_comment_text(out, prefix);
+	put_comment_text(out, s);
 	fputc('\n', out);
 }
 
 /* ";; why: the rule, where it was written" before the lines it made. */
 static void put_rule(FILE *out, const struct rule *r)
 {
-	char where[PATH_MAX + 64];
+	char line[16];
 
 	if (!r || !r->file || !r->text[0])  /* built in: the section says why */
 		return;
-	if (r->line)
-		snprintf(where, sizeof(where), "%s:%u: ", r->file, r->line);
-	else
-		snprintf(where, sizeof(where), "command line: ");
-	put_comment(out, where, r->text);
+	fputs(";; ", out);
+	if (r->line) {
+		put_comment_text(out, r->file);
+		snprintf(line, sizeof(line), ":%u: ", r->line);
+		fputs(line, out);
+	} else {
+		fputs("command line: ", out);
+	}
+	put_comment_text(out, r->text);
+	fputc('\n', out);
 }
 
 /* (FILTER "PATH") with PATH as Seatbelt sees it. */
@@ -201,32 +233,42 @@ static const char *const darwin_devices =
 	"  (literal \"/dev/dtracehelper\")\n"
 	"  (subpath \"/dev/fd\"))\n";
 
-/* The TCP ports of @l as (FILTER "HOST:PORT") filters for @op; the whole
- * range is one "*" filter. Returns the number written, or -1 past @budget. */
+/* The TCP ports of @l as (FILTER "HOST:PORT") filters for @op, each port
+ * once, under the rule that first listed it; a list holding the whole
+ * range is one "*" filter. -1 past @budget distinct ports. */
 static int put_ports(FILE *out, const char *op, const char *filter, const char *host,
 		     const struct port_list *l, size_t *budget)
 {
-	int n = 0;
+	uint8_t seen[65536 / 8] = { 0 };
 
 	for (size_t i = 0; i < l->n; i++) {
-		const struct port_rule *pr = &l->v[i];
-		put_rule(out, pr->rule);
-		if (pr->lo <= 1 && pr->hi == 65535) {
+		if (l->v[i].lo <= 1 && l->v[i].hi == 65535) {
+			put_rule(out, l->v[i].rule);
 			fprintf(out, "(allow %s (%s \"%s:*\"))\n", op, filter, host);
-			n++;
-			continue;
+			return 0;
 		}
-		size_t count = (size_t)pr->hi - pr->lo + 1;
-		if (count > *budget)
-			return -1;
-		*budget -= count;
-		fprintf(out, "(allow %s", op);
-		for (unsigned port = pr->lo; port <= pr->hi; port++)
-			fprintf(out, "\n  (%s \"%s:%u\")", filter, host, port);
-		fputs(")\n", out);
-		n++;
 	}
-	return n;
+	for (size_t i = 0; i < l->n; i++) {
+		const struct port_rule *pr = &l->v[i];
+		bool first = true;
+		for (unsigned port = pr->lo; port <= pr->hi; port++) {
+			if (seen[port / 8] & 1u << port % 8)
+				continue;
+			seen[port / 8] |= (uint8_t)(1u << port % 8);
+			if (!*budget)
+				return -1;
+			--*budget;
+			if (first) {
+				put_rule(out, pr->rule);
+				fprintf(out, "(allow %s", op);
+				first = false;
+			}
+			fprintf(out, "\n  (%s \"%s:%u\")", filter, host, port);
+		}
+		if (!first)
+			fputs(")\n", out);
+	}
+	return 0;
 }
 
 static int put_network(const struct policy *pol, FILE *out, char *err, size_t errsize)
@@ -242,7 +284,7 @@ static int put_network(const struct policy *pol, FILE *out, char *err, size_t er
 		    put_ports(out, "network-bind network-inbound", "local tcp", "*", &pol->net_bind,
 			      &budget) < 0) {
 			snprintf(err, errsize,
-				 "net-connect and net-bind list more than %d ports, and a Seatbelt "
+				 "net-connect and net-bind list more than %d distinct ports, and a Seatbelt "
 				 "profile has no port ranges (1-65535 is the one range it can say)",
 				 SBPL_MAX_PORTS);
 			return -EINVAL;
@@ -284,10 +326,10 @@ struct section {
 
 /* One (ACTION FILTER...) form per rule, under a comment naming the rule. */
 static int put_section(FILE *out, const struct policy *pol, sbpl_is_dir_fn *is_dir,
-		       const struct section *sec)
+		       const struct section *sec, int level)
 {
 	struct item *v;
-	size_t n = sorted(pol, sec->kind, sec->keep, &v);
+	size_t n = sorted(pol, sec->kind, sec->keep, level, &v);
 
 	if (n == (size_t)-1)
 		return -ENOMEM;
@@ -340,17 +382,22 @@ int sbpl_profile(const struct policy *pol, sbpl_is_dir_fn *is_dir, FILE *out, ch
 		PATH_SOCKET, "unix sockets the program may connect to",
 		"allow network-outbound", "path-literal", "remote unix-socket", NULL
 	};
-	static const struct section read_deny = {
-		PATH_READ_DENY, "read-deny: neither read nor written, even inside a write root",
-		"deny file-read* file-write* network-outbound", "subpath", NULL, NULL
+	/* Then by level_of(), outermost first, so that the nearest entry
+	 * decides as in the shim (policy_decide_path); at one level the
+	 * allows given back, then the denials, then the devices (a device
+	 * entry decides for itself, even where it is denied). */
+	static const struct section late[] = {
+		{ PATH_WRITE, NULL, "allow file-read* file-write* network-bind network-outbound",
+		  NULL, NULL, inside_denied },
+		{ PATH_SOCKET, NULL, "allow network-outbound", "path-literal", "remote unix-socket",
+		  inside_denied },
+		{ PATH_READ_DENY, NULL, "deny file-read* file-write* network-outbound", "subpath",
+		  NULL, NULL },
+		{ PATH_WRITE_DENY, NULL, "deny file-write*", "subpath", NULL, NULL },
 	};
-	static const struct section write_deny = {
-		PATH_WRITE_DENY, "write-deny: read, never written, even inside a write root",
-		"deny file-write*", "subpath", NULL, NULL
-	};
-	static const struct section reopened = {
-		PATH_WRITE, "write roots inside those entries: the nearest entry decides",
-		"allow file-read* file-write* network-bind network-outbound", NULL, NULL,
+	/* A device inside a denied entry is the nearest entry for itself. */
+	static const struct section late_devices = {
+		PATH_DEVICE, NULL, "allow file-read* file-write-data file-ioctl", NULL, NULL,
 		inside_denied
 	};
 	int r;
@@ -366,7 +413,7 @@ int sbpl_profile(const struct policy *pol, sbpl_is_dir_fn *is_dir, FILE *out, ch
 	fputs("\n;; reads: everywhere, but for read-deny below\n(allow file-read*)\n"
 	      "(allow file-map-executable)\n", out);
 
-	if ((r = put_section(out, pol, is_dir, &devices)) < 0)
+	if ((r = put_section(out, pol, is_dir, &devices, -1)) < 0)
 		return r;
 	fputs(darwin_devices, out);
 
@@ -375,16 +422,28 @@ int sbpl_profile(const struct policy *pol, sbpl_is_dir_fn *is_dir, FILE *out, ch
 	if (pol->private_tmp.value)
 		put_comment(out, "", "private-tmp yes: the run's own TMPDIR is a write root too, "
 				     "made when it starts");
-	if ((r = put_section(out, pol, is_dir, &writes)) < 0 ||
-	    (r = put_section(out, pol, is_dir, &sockets)) < 0)
+	if ((r = put_section(out, pol, is_dir, &writes, -1)) < 0 ||
+	    (r = put_section(out, pol, is_dir, &sockets, -1)) < 0)
 		return r;
 	if ((r = put_network(pol, out, err, errsize)) < 0)
 		return r;
 	/* Last, so that they win over every allow above. */
-	if ((r = put_section(out, pol, is_dir, &read_deny)) < 0 ||
-	    (r = put_section(out, pol, is_dir, &write_deny)) < 0 ||
-	    (r = put_section(out, pol, is_dir, &reopened)) < 0)
-		return r;
+	if (pol->n_read_deny || pol->n_write_deny)
+		fputs("\n;; read-deny (neither read nor written) and write-deny (never written),\n"
+		      ";; even inside a write root; an entry inside another is given after it,\n"
+		      ";; so the nearest one decides\n", out);
+	unsigned deepest = 0;
+	for (const struct pathset_entry *e = pol->paths.head; e; e = e->hh.next)
+		if (level_of(pol, e) > deepest)
+			deepest = level_of(pol, e);
+	for (unsigned level = 0; (pol->n_read_deny || pol->n_write_deny) && level <= deepest;
+	     level++)
+		for (size_t i = 0; i <= sizeof(late) / sizeof(late[0]); i++)
+			if ((r = put_section(out, pol, is_dir,
+					     i < sizeof(late) / sizeof(late[0]) ? &late[i]
+										 : &late_devices,
+					     (int)level)) < 0)
+				return r;
 	if (!pol->subprocess.value) {
 		fputs("\n;; subprocess no\n", out);
 		put_rule(out, pol->subprocess.rule);

@@ -87,9 +87,20 @@ static int cmd_seatbelt(const struct cli *cli, const struct policy *pol)
 
 	if (cli->n_args)
 		die("unable to use '%s': cordon seatbelt takes options only", cli->args[0]);
-	int r = sbpl_profile(pol, sbpl_stat_is_dir, stdout, err, sizeof(err));
+	/* Whole or not at all: nothing on stdout when it cannot be made. */
+	char *text = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&text, &len);
+	if (!m)
+		die_errno("unable to make the Seatbelt profile");
+	int r = sbpl_profile(pol, sbpl_stat_is_dir, m, err, sizeof(err));
+	if (fclose(m) != 0 && r == 0)
+		die_errno("unable to make the Seatbelt profile");
 	if (r < 0)
 		die("unable to make the Seatbelt profile: %s", err);
+	if (fwrite(text, 1, len, stdout) != len || fflush(stdout) != 0)
+		die_errno("unable to print the Seatbelt profile");
+	free(text);
 	return 0;
 }
 
