@@ -74,7 +74,8 @@ static bool field(const char *rec, size_t n, const char *key, char *out, size_t 
 			const char *w = v;
 			while (w < end && *w != ' ' && *w != '\n')
 				w++;
-			bool hex = (w - v) % 2 == 0 && w > v && strcmp(key, "path") == 0;
+			bool hex = (w - v) % 2 == 0 && w > v &&
+				   (strcmp(key, "path") == 0 || strcmp(key, "exe") == 0);
 			for (const char *h = v; hex && h < w; h++)
 				hex = (*h >= '0' && *h <= '9') || (*h >= 'A' && *h <= 'F');
 			for (; v < w && o + 1 < size; v += hex ? 2 : 1) {
@@ -212,7 +213,7 @@ static int finish(const struct policy *pol, struct supervise_event *ev)
 /* -ECHILD once the run's domain is freed: every record of it was read. */
 int kaudit_read(int fd, const struct policy *pol, int child, struct supervise_event *ev)
 {
-	char buf[8960], v[64];
+	char buf[9000], v[64];
 
 	for (;;) {
 		ssize_t n = recv(fd, buf, sizeof(buf) - 1, 0);
@@ -220,6 +221,7 @@ int kaudit_read(int fd, const struct policy *pol, int child, struct supervise_ev
 			return errno == EAGAIN || errno == EINTR ? 0 : -errno;
 		if (n < (ssize_t)NLMSG_HDRLEN)
 			continue;
+		buf[n] = '\0';
 		struct nlmsghdr *h = (struct nlmsghdr *)buf;
 		const char *rec = NLMSG_DATA(h);
 		size_t len = (size_t)n - NLMSG_HDRLEN;

@@ -48,11 +48,6 @@ static int item_cmp(const void *a, const void *b)
 	return strcmp(x->e->path, y->e->path);
 }
 
-/* The entries of @kind that @keep accepts (NULL: all) and whose level_of()
- * is @level (-1: any), grouped by the rule
- * that made them in the order the rules were read, then sorted by path:
- * the profile is the same text for the same policy, whatever order the
- * set keeps. Returns their number, or (size_t)-1 when out of memory. */
 /* How many read-deny and write-deny entries lie above @e: an entry that
  * takes rights away, or gives them back, inside another is written after
  * it (and so wins over it, the nearest entry deciding). */
@@ -72,6 +67,11 @@ static unsigned level_of(const struct policy *pol, const struct pathset_entry *e
 	return n;
 }
 
+/* The entries of @kind that @keep accepts (NULL: all) and whose level_of()
+ * is @level (-1: any), grouped by the rule that made them in the order the
+ * rules were read, then sorted by path: the profile is the same text for
+ * the same policy, whatever order the set keeps. Returns their number, or
+ * (size_t)-1 when out of memory. */
 static size_t sorted(const struct policy *pol, enum path_kind kind,
 		     bool (*keep)(const struct policy *, const struct pathset_entry *),
 		     int level, struct item **out)
