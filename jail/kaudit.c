@@ -217,8 +217,12 @@ int kaudit_read(int fd, const struct policy *pol, int child, struct supervise_ev
 
 	for (;;) {
 		ssize_t n = recv(fd, buf, sizeof(buf) - 1, 0);
+		/* ENOBUFS: the socket overflowed and records were lost; the
+		 * ones after still count. */
+		if (n < 0 && (errno == EINTR || errno == ENOBUFS))
+			continue;
 		if (n < 0)
-			return errno == EAGAIN || errno == EINTR ? 0 : -errno;
+			return errno == EAGAIN ? 0 : -errno;
 		if (n < (ssize_t)NLMSG_HDRLEN)
 			continue;
 		buf[n] = '\0';
