@@ -57,6 +57,7 @@
 #define FIXTURE_TREE    /* T, tp(), fmt() */
 #define FIXTURE_PROGRAM /* program(), SKIP() */
 #include "fixture.h"
+#include "../../jail/sbpl.h"
 
 #define ARGS(...) ((const char *const[]){ __VA_ARGS__, NULL })
 #define BIG (1 << 20)
@@ -1213,8 +1214,10 @@ Test(escaping, policy_file_name_with_newline_stays_in_comment, .init = setup,
 	struct sx *top = sx_read(R.out, R.out_len, err, sizeof(err));
 	cr_assert_not_null(top, "%s\n---\n%s\n---", err, R.out);
 	struct profile raw = { .text = R.out, .top = top };
-	struct verdict v = decide(&raw, "file-write*", "/private/etc/passwd");
-	cr_expect(!v.allow, "the profile lets /etc/passwd be written, by form %s\n---\n%s\n---",
+	/* Decided by the profile as text: nothing is written. */
+	const char *outside = fmt("/private%s", tp("outside/canary"));
+	struct verdict v = decide(&raw, "file-write*", outside);
+	cr_expect(!v.allow, "the profile lets %s be written, by form %s\n---\n%s\n---", outside,
 		  show(form(&raw, v.form)), R.out);
 	sx_free(top);
 	struct profile evil = check_profile(R.out, R.out_len);
@@ -1696,26 +1699,46 @@ Test(paths, write_root_file_literal_dir_subpath, .init = setup, .fini = teardown
 }
 
 /* /tmp, /var and /etc are links into /private on macOS; a path that only
- * begins with the same letters, or is already under /private, is left. */
-Test(paths, roots_under_tmp_var_etc_private, .init = setup, .fini = teardown, .timeout = 20)
+ * begins with the same letters, or is already under /private, is left.
+ * The mapping itself, on names alone (nothing is run with them). */
+Test(paths, tmp_var_etc_resolved_into_private)
 {
-	struct profile p = seatbelt(ARGS(
-		"--write", tp("ws"), "--read-deny", "/var/cordon-seatbelt-test/x", "--write-deny",
-		"/etc/cordon-seatbelt-test", "--write-deny", "/etc", "--unix-socket",
-		"/tmp/cordon-seatbelt-test.sock", "--read-deny", "/tmpx/y", "--read-deny",
-		"/etcetera/z", "--read-deny", "/variable/v", "--read-deny", "/private/tmp/already"));
+	static const struct {
+		const char *path, *want;
+	} rows[] = {
+		{ "/var/cordon-seatbelt-test/x", "/private/var/cordon-seatbelt-test/x" },
+		{ "/etc", "/private/etc" },
+		{ "/etc/cordon-seatbelt-test", "/private/etc/cordon-seatbelt-test" },
+		{ "/tmp/s.sock", "/private/tmp/s.sock" },
+		{ "/tmpx/y", "/tmpx/y" },
+		{ "/etcetera/z", "/etcetera/z" },
+		{ "/variable/v", "/variable/v" },
+		{ "/private/tmp/already", "/private/tmp/already" },
+		{ "/", "/" },
+	};
+	char buf[PATH_MAX + 16];
+
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++)
+		cr_expect_str_eq(sbpl_resolved(rows[i].path, buf, sizeof(buf)), rows[i].want,
+				 "%s", rows[i].path);
+}
+
+/* The profile of a run gives every root, entry and socket as Seatbelt
+ * sees it: the tree lies under /tmp, so all of them under /private/tmp. */
+Test(paths, roots_under_tmp_given_under_private, .init = setup, .fini = teardown,
+     .timeout = 20)
+{
+	cr_assert_eq(strncmp(T, "/tmp/", 5), 0, "the tree %s is not under /tmp", T);
+	struct profile p = seatbelt(ARGS("--write", tp("ws"), "--read-deny", tp("ws/x"),
+					 "--write-deny", tp("ws/y"), "--unix-socket",
+					 tp("s.sock")));
 	const struct {
 		const char *action, *op, *filter, *path;
 	} want[] = {
 		{ "allow", "file-write*", "subpath", fmt("/private%s", tp("ws")) },
-		{ "deny", "file-read*", "subpath", "/private/var/cordon-seatbelt-test/x" },
-		{ "deny", "file-write*", "subpath", "/private/etc/cordon-seatbelt-test" },
-		{ "deny", "file-write*", "subpath", "/private/etc" },
-		{ "allow", "network-outbound", "path-literal", "/private/tmp/cordon-seatbelt-test.sock" },
-		{ "deny", "file-read*", "subpath", "/tmpx/y" },
-		{ "deny", "file-read*", "subpath", "/etcetera/z" },
-		{ "deny", "file-read*", "subpath", "/variable/v" },
-		{ "deny", "file-read*", "subpath", "/private/tmp/already" },
+		{ "deny", "file-read*", "subpath", fmt("/private%s", tp("ws/x")) },
+		{ "deny", "file-write*", "subpath", fmt("/private%s", tp("ws/y")) },
+		{ "allow", "network-outbound", "path-literal", fmt("/private%s", tp("s.sock")) },
 	};
 
 	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++)
