@@ -890,13 +890,15 @@ static void open_log_relay(struct policy *pol, struct log_relay *r)
 
 int run_verbose;
 
-/* A call the supervisor refused: logged like the shim's refusals (it
- * comes from a program that went around the shim, or one that bypassed
- * it), and counted. With -vv, a call it made is logged too. */
-static void supervisor_said(const struct policy *pol, struct log_relay *log,
-			    struct tally *t, const struct supervise_event *ev)
+/* A call the kernel layer refused (the supervisor, or Landlock's own log):
+ * logged like the shim's refusals (it comes from a program that went
+ * around the shim, or one that bypassed it), and counted. With -vv, a call
+ * the supervisor made is logged too. */
+static void jail_said(const struct policy *pol, struct log_relay *log, struct tally *t,
+		      const struct supervise_event *ev)
 {
 	char line[LOG_LINE_MAX], exe[PATH_MAX] = "?", link[64];
+	const char *layer = ev->layer ? ev->layer : "supervisor";
 	struct log_event le = {
 		.verdict = ev->refused ? "deny" : "allow",
 		.op = ev->op,
@@ -906,24 +908,23 @@ static void supervisor_said(const struct policy *pol, struct log_relay *log,
 		.d = ev->why ? NULL : &ev->d,
 		.reason = ev->why,
 		.pid = ev->pid,
-		.exe = exe,
-		.layer = ev->layer ? ev->layer : "supervisor",
+		.exe = ev->exe ? ev->exe : exe,
+		.layer = layer,
 		.mode = pol->mode.value,
 	};
 
 	if (ev->refused) {
 		log->denies++;
 		tally_add(t, "deny", ev->op, ev->path, ev->why ? REASON_OUTSIDE_ROOTS : ev->d.reason,
-			  ev->why, ev->layer ? ev->layer : "supervisor");
+			  ev->why, layer);
 	}
 	if (pol->log.value == LOG_OFF || (!ev->refused && (run_verbose < 2 || !ev->d.allow || !ev->path[0])))
 		return;
-	snprintf(link, sizeof(link), "/proc/%d/exe", ev->pid);
-	ssize_t n = ev->exe ? -1 : readlink(link, exe, sizeof(exe) - 1);
-	if (ev->exe)
-		snprintf(exe, sizeof(exe), "%s", ev->exe);
-	else
+	if (!ev->exe) {
+		snprintf(link, sizeof(link), "/proc/%d/exe", ev->pid);
+		ssize_t n = readlink(link, exe, sizeof(exe) - 1);
 		exe[n > 0 ? n : 1] = '\0';
+	}
 	int fd = log->file >= 0 ? log->file : STDERR_FILENO;
 	const char *nc = getenv("NO_COLOR");
 	size_t len = log_format_event(line, sizeof(line), &le, pol,
@@ -945,7 +946,7 @@ static void kernel_said(const struct policy *pol, const struct layers *l, int *f
 
 	while (*fd >= 0) {
 		while ((r = l->be->log_read(*fd, pol, child, &ev)) > 0)
-			supervisor_said(pol, log, t, &ev);
+			jail_said(pol, log, t, &ev);
 		if (r < 0 || !drain_ms || poll(&(struct pollfd){ *fd, POLLIN, 0 }, 1, drain_ms) <= 0)
 			break;
 	}
@@ -1225,7 +1226,7 @@ int cmd_run(struct policy *pol, char **argv, const char *tmpdir, struct tally *k
 			struct supervise_event ev;
 			int sr = l.be->supervise(listener, pol, &ev);
 			if (sr > 0 && ev.op && (ev.refused || run_verbose >= 2))
-				supervisor_said(pol, &log, &tally, &ev);
+				jail_said(pol, &log, &tally, &ev);
 			if (sr < 0)
 				fds[4].revents |= POLLERR;
 		}

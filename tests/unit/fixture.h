@@ -144,6 +144,48 @@ static inline void program(char out[PATH_MAX], const char *name)
 #endif /* FIXTURE_PROGRAM */
 
 #if defined(FIXTURE_PROGRAM) && defined(FIXTURE_TREE)
+#include <sys/wait.h>
+
+/*
+ * Run @argv (argv[0] a path) in $T/ws to its end: stdin /dev/null (never a
+ * terminal), stdout and stderr into $T/stdout and $T/stderr, HOME=$T/home,
+ * XDG_STATE_HOME=$T/state, TMPDIR=$T/tmp, then @env ("NAME=VALUE" sets,
+ * "NAME" unsets). Returns the wait status.
+ */
+static inline int fixture_run(const char *const *argv, const char *const *env)
+{
+	int out = open(tp("stdout"), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	int err = open(tp("stderr"), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	int st;
+
+	cr_assert(out >= 0 && err >= 0, "create %s: %s", tp("stdout"), strerror(errno));
+	fflush(NULL);
+	pid_t pid = fork();
+	cr_assert_geq(pid, 0, "fork: %s", strerror(errno));
+	if (pid == 0) {
+		const char *first = getenv("CORDON_PRELOAD_FIRST");
+		int null = open("/dev/null", O_RDONLY);
+		if (null < 0 || dup2(null, 0) < 0 || dup2(out, 1) < 0 || dup2(err, 2) < 0 ||
+		    chdir(tp("ws")) < 0 || setenv("HOME", tp("home"), 1) < 0 ||
+		    setenv("XDG_STATE_HOME", tp("state"), 1) < 0 ||
+		    setenv("TMPDIR", tp("tmp"), 1) < 0)
+			_exit(120);
+		if (first && *first)
+			setenv("ASAN_OPTIONS", "verify_asan_link_order=0:detect_leaks=0", 1);
+		for (size_t i = 0; env && env[i]; i++) {
+			if (strchr(env[i], '='))
+				putenv((char *)env[i]);
+			else
+				unsetenv(env[i]);
+		}
+		execv(argv[0], (char *const *)argv);
+		_exit(121);
+	}
+	close(out);
+	close(err);
+	cr_assert_eq(waitpid(pid, &st, 0), pid);
+	return st;
+}
 /* T := a new directory from the mkdtemp(3) template @tmpl, canonical. */
 static inline void fixture_mktree(const char *tmpl)
 {

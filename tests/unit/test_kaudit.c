@@ -19,7 +19,6 @@
 #include <fcntl.h>
 #include <linux/audit.h>
 #include <linux/netlink.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -116,6 +115,8 @@ static void setup(void)
 	cr_assert_eq(mkdir(tp("ws"), 0755), 0);
 	cr_assert_eq(mkdir(tp("outside"), 0755), 0);
 	cr_assert_eq(mkdir(tp("state"), 0755), 0);
+	cr_assert_eq(mkdir(tp("home"), 0755), 0);
+	cr_assert_eq(mkdir(tp("tmp"), 0755), 0);
 	int fd = open(tp("outside/canary"), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	cr_assert(fd >= 0 && write(fd, "keep", 4) == 4);
 	close(fd);
@@ -143,8 +144,8 @@ static void need_audit(void)
 		     "(CAP_AUDIT_CONTROL)");
 }
 
-/* cordon run --policy (default) --workspace $T/ws OPTS -- PROG..., in $T/ws,
- * with its own state directory; stdout and stderr into out and err. */
+/* cordon run --workspace $T/ws OPTS -- PROG... under the default policy,
+ * as fixture_run() runs it; stdout and stderr into out and err. */
 static void run(const char *const *opts, const char *const *prog)
 {
 	const char *argv[64];
@@ -161,22 +162,7 @@ static void run(const char *const *opts, const char *const *prog)
 		argv[a++] = prog[i];
 	argv[a] = NULL;
 
-	fflush(NULL);
-	pid_t pid = fork();
-	cr_assert_geq(pid, 0);
-	if (pid == 0) {
-		int o = open(tp("stdout"), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-		int e = open(tp("stderr"), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-		int n = open("/dev/null", O_RDONLY);
-		if (o < 0 || e < 0 || n < 0 || dup2(n, 0) < 0 || dup2(o, 1) < 0 ||
-		    dup2(e, 2) < 0 || chdir(tp("ws")) < 0 ||
-		    setenv("XDG_STATE_HOME", tp("state"), 1) < 0)
-			_exit(120);
-		alarm(30);
-		execv(argv[0], (char *const *)argv);
-		_exit(121);
-	}
-	cr_assert_eq(waitpid(pid, &status, 0), pid);
+	status = fixture_run(argv, NULL);
 	fixture_slurp(tp("stdout"), out, sizeof(out));
 	fixture_slurp(tp("stderr"), err, sizeof(err));
 }
@@ -282,17 +268,7 @@ Test(kaudit, explain_last_answers_for_the_kernels_refusals)
 	expect_canary();
 
 	const char *argv[] = { cordon_bin, "explain", "--last", NULL };
-	fflush(NULL);
-	pid_t pid = fork();
-	cr_assert_geq(pid, 0);
-	if (pid == 0) {
-		int o = open(tp("stdout"), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-		if (o < 0 || dup2(o, 1) < 0 || setenv("XDG_STATE_HOME", tp("state"), 1) < 0)
-			_exit(120);
-		execv(argv[0], (char *const *)argv);
-		_exit(121);
-	}
-	cr_assert_eq(waitpid(pid, &status, 0), pid);
+	status = fixture_run(argv, NULL);
 	fixture_slurp(tp("stdout"), out, sizeof(out));
 	cr_expect(WIFEXITED(status) && WEXITSTATUS(status) == 1, "status %d\n%s", status, out);
 	cr_expect(strstr(out, fmt("create %s/*", tp("outside"))), "explain --last:\n%s", out);

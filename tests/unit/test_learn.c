@@ -174,7 +174,6 @@ static int cordon_env(const char *const *env, const char *const *args)
 {
 	const char *argv[64];
 	size_t a = 0;
-	int st;
 
 	argv[a++] = cordon_bin;
 	for (; *args; args++) {
@@ -182,35 +181,7 @@ static int cordon_env(const char *const *env, const char *const *args)
 		argv[a++] = *args;
 	}
 	argv[a] = NULL;
-	int out = open(tp("stdout"), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	int err = open(tp("stderr"), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	cr_assert(out >= 0 && err >= 0);
-	fflush(NULL);
-	pid_t pid = fork();
-	cr_assert_geq(pid, 0, "fork: %s", strerror(errno));
-	if (pid == 0) {
-		const char *first = getenv("CORDON_PRELOAD_FIRST");
-		int null = open("/dev/null", O_RDONLY);
-		if (null < 0 || dup2(null, 0) < 0 || dup2(out, 1) < 0 || dup2(err, 2) < 0 ||
-		    chdir(tp("ws")) < 0 || setenv("HOME", tp("home"), 1) < 0 ||
-		    setenv("XDG_STATE_HOME", tp("state"), 1) < 0 ||
-		    setenv("TMPDIR", tp("tmp"), 1) < 0)
-			_exit(120);
-		if (first && *first)
-			setenv("ASAN_OPTIONS", "verify_asan_link_order=0:detect_leaks=0", 1);
-		for (size_t i = 0; env && env[i]; i++) {
-			const char *eq = strchr(env[i], '=');
-			if (eq)
-				putenv((char *)env[i]);
-			else
-				unsetenv(env[i]);
-		}
-		execv(cordon_bin, (char *const *)argv);
-		_exit(121);
-	}
-	close(out);
-	close(err);
-	cr_assert_eq(waitpid(pid, &st, 0), pid);
+	int st = fixture_run(argv, env);
 	R.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 	const char *o = slurp(tp("stdout")), *e = slurp(tp("stderr"));
 	snprintf(R.out, sizeof(R.out), "%s", o ? o : "");

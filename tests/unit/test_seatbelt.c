@@ -801,41 +801,15 @@ static struct {
 	char out[BIG], err[BIG / 4];
 } R;
 
-/*
- * @argv (argv[0] a path) in $T/ws, stdin /dev/null (never a terminal: the
- * profile would list it), stdout and stderr to $T/stdout and $T/stderr,
- * HOME=$T/home, XDG_STATE_HOME=$T/state, TMPDIR=$T/tmp. Returns the exit
- * status (also in R, with the output).
- */
+/* @argv as fixture_run() runs it (stdin never a terminal: the profile
+ * would list it). Returns the exit status (also in R, with the output). */
 static int spawn(const char *const *argv)
 {
 	char out_path[PATH_MAX], err_path[PATH_MAX];
-	int st;
+	int st = fixture_run(argv, NULL);
 
 	snprintf(out_path, sizeof(out_path), "%s", tp("stdout"));
 	snprintf(err_path, sizeof(err_path), "%s", tp("stderr"));
-	int out = open(out_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	int err = open(err_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	cr_assert(out >= 0 && err >= 0, "create %s: %s", out_path, strerror(errno));
-	fflush(NULL);
-	pid_t pid = fork();
-	cr_assert_geq(pid, 0, "fork: %s", strerror(errno));
-	if (pid == 0) {
-		const char *first = getenv("CORDON_PRELOAD_FIRST");
-		int null = open("/dev/null", O_RDONLY);
-		if (null < 0 || dup2(null, 0) < 0 || dup2(out, 1) < 0 || dup2(err, 2) < 0 ||
-		    chdir(tp("ws")) < 0 || setenv("HOME", tp("home"), 1) < 0 ||
-		    setenv("XDG_STATE_HOME", tp("state"), 1) < 0 ||
-		    setenv("TMPDIR", tp("tmp"), 1) < 0)
-			_exit(120);
-		if (first && *first)
-			setenv("ASAN_OPTIONS", "verify_asan_link_order=0:detect_leaks=0", 1);
-		execv(argv[0], (char *const *)argv);
-		_exit(121);
-	}
-	close(out);
-	close(err);
-	cr_assert_eq(waitpid(pid, &st, 0), pid);
 	R.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 	ssize_t n = fixture_slurp(out_path, R.out, sizeof(R.out));
 	cr_assert_geq(n, 0, "read %s", out_path);
