@@ -1,7 +1,8 @@
 /*
  * layers.h - the Linux layers the "landlock" backend (linux.c) is made of.
  * Each returns 0 or -errno with a reason in @err; each is applied in the
- * child, in the order: network namespace, capabilities, Landlock, seccomp
+ * child, in the order: network namespace, mount namespace, capabilities,
+ * Landlock, seccomp
  * (seccomp last: it forbids what the earlier steps need).
  */
 #ifndef CORDON_JAIL_LAYERS_H
@@ -39,6 +40,14 @@ int landlock_apply(const struct policy *pol, int abi, bool log_exec, char *err, 
 /* How many read-deny entries lie beneath a write root (which Landlock
  * cannot enforce); the first one and its root in *@deny and *@root. */
 size_t landlock_read_deny_in_root(const struct policy *pol, const char **deny, const char **root);
+
+/* write-deny entries inside the write roots as read-only mounts in a
+ * mount namespace of the program's own (mountns.c). How many there are
+ * (the first in *@first); whether this process can make that namespace
+ * (@own_userns: netns_apply() makes a user namespace first); apply. */
+size_t mountns_entries(const struct policy *pol, const char **first);
+bool mountns_possible(bool own_userns);
+int mountns_apply(const struct policy *pol, char *err, size_t errsize);
 
 /* seccomp: can a filter be loaded here? (tried in a throw-away child) */
 int seccomp_probe(char *err, size_t errsize);

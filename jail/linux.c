@@ -14,6 +14,7 @@
 #include <string.h>
 #include <signal.h>
 #include <sys/prctl.h>
+#include <unistd.h>
 
 #include "jail.h"
 #include "layers.h"
@@ -36,6 +37,8 @@ static int linux_probe(const struct policy *pol, bool full, struct jail_host *ho
 			 why[0] ? why : "seccomp is not in this kernel");
 	if (full || pol->net.value == NET_ISOLATED)
 		host->userns = netns_probe(why, sizeof(why)) == 0;
+	host->mountns = mountns_possible(pol->net.value == NET_ISOLATED && geteuid() != 0 &&
+					 host->userns);
 	return host->landlock_abi || host->seccomp ? 0 : -ENOSYS;
 }
 
@@ -87,8 +90,9 @@ static size_t linux_features(const struct policy *pol, const struct jail_host *h
 		{ "io_uring, ptrace, mount, bpf, TIOCSTI", h->seccomp ? "seccomp" : NULL, NULL, false },
 		{ "chmod, chown, utimes, xattrs outside", h->seccomp ? "seccomp supervisor" : NULL,
 		  "refuses", false },
-		{ "writes beneath write-deny entries", NULL, "refuses (supervisor: metadata)",
-		  false },
+		{ "writes beneath write-deny entries inside the roots",
+		  h->mountns ? "read-only mounts (mount namespace)" : NULL,
+		  "refuses (supervisor: metadata)", false },
 		{ "connect to unix sockets outside", h->seccomp ? "seccomp supervisor" : NULL,
 		  "refuses unlisted ones", true },
 	};
@@ -109,6 +113,8 @@ static int linux_apply(const struct policy *pol, const struct jail_host *h, int 
 	 * anything but the jail. */
 	prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
 	if (pol->net.value == NET_ISOLATED && (r = netns_apply(err, errsize)))
+		return r;
+	if (h->mountns && (r = mountns_apply(pol, err, errsize)))
 		return r;
 	if ((r = caps_drop(err, errsize)))
 		return r;

@@ -38,6 +38,7 @@
  *   sys-symlink TARGET PATH  raw symlinkat
  *   sys-mount DIR            raw mount("none", DIR, "tmpfs")
  *   sys-unshare              raw unshare(CLONE_NEWNS|CLONE_NEWUSER)
+ *   sys-umount DIR           raw umount2(DIR, MNT_DETACH)
  *   count DIR                RET: entries in DIR but . and ..; INFO: DIR
  *   pidfile PATH             write getpid() into PATH (libc)
  *
@@ -153,6 +154,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/ptrace.h>
+#include <sys/mount.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -704,6 +706,7 @@ static const struct {
 	{ "write", 2 }, { "sys-write", 2 }, { "sys-reopen", 2 }, { "rtld-write", 2 },
 	{ "dlopen-write", 2 }, { "uring-write", 2 }, { "sys-truncate", 1 }, { "sys-link", 2 },
 	{ "sys-rename", 2 }, { "sys-symlink", 2 }, { "sys-mount", 1 }, { "sys-unshare", 0 },
+	{ "sys-umount", 1 },
 	{ "count", 1 }, { "pidfile", 1 }, { "sys-chmod", 2 }, { "sys-fchmodat", 4 },
 	{ "sys-chown", 3 }, { "sys-lchown", 3 }, { "sys-utimens", 2 }, { "sys-setxattr", 3 },
 	{ "sys-removexattr", 2 }, { "chmod-race", 4 }, { "chmod-bytes-race", 3 },
@@ -805,6 +808,8 @@ int main(int argc, char **argv)
 			STEP(&o, "symlink", syscall(SYS_symlinkat, a[0], AT_FDCWD, a[1]));
 		} else if (strcmp(op, "sys-mount") == 0) {
 			STEP(&o, "mount", syscall(SYS_mount, "none", a[0], "tmpfs", 0UL, NULL));
+		} else if (strcmp(op, "sys-umount") == 0) {
+			STEP(&o, "umount", syscall(SYS_umount2, a[0], MNT_DETACH));
 		} else if (strcmp(op, "sys-unshare") == 0) {
 			STEP(&o, "unshare", syscall(SYS_unshare, CLONE_NEWNS | CLONE_NEWUSER));
 		} else if (strcmp(op, "count") == 0) {

@@ -47,6 +47,7 @@
 #include <ftw.h>
 #include <limits.h>
 #include <netinet/in.h>
+#include <sched.h>
 #include <seccomp.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -1840,4 +1841,159 @@ Test(summary, log_summary_lists_targets_with_what_allows_them, .init = setup,
 				"port is not listed; to allow: net-connect PORT or net all\n",
 				tp("outside/b"), tp("outside"), tp("outside/a"), tp("outside")));
 	expect_outside_intact();
+}
+
+/* --- write-deny in the kernel layer: read-only mounts ------------------------------- */
+
+/* A repository in the root, its hooks and config protected:
+ *   root/.git/hooks/pre-commit "hook"   write-deny root/.git/hooks
+ *   root/.git/config           "cfg"    write-deny root/.git/config
+ *   root/.git/objects/                  writable, as all of .git */
+static void protected_repo(void)
+{
+	cr_assert_eq(mkdir(tp("root/.git"), 0755), 0);
+	cr_assert_eq(mkdir(tp("root/.git/hooks"), 0755), 0);
+	cr_assert_eq(mkdir(tp("root/.git/objects"), 0755), 0);
+	put_file("root/.git/hooks/pre-commit", "hook", 0755);
+	put_file("root/.git/config", "cfg", 0644);
+	policy(fmt("write-deny %s %s\n", tp("root/.git/hooks"), tp("root/.git/config")));
+}
+
+/* Whether @mountinfo (a /proc/PID/mountinfo) has a mount point at $T/@rel,
+ * and whether that mount is read-only. */
+static bool mounted_at(const char *mountinfo, const char *rel, bool *ro)
+{
+	static char buf[1 << 16];
+	char want[PATH_MAX + 4];
+
+	cr_assert_geq(fixture_slurp(mountinfo, buf, sizeof(buf)), 0, "%s", mountinfo);
+	snprintf(want, sizeof(want), " %s ", tp(rel));
+	for (char *line = buf, *nl; *line; line = nl + 1) {
+		nl = strchr(line, '\n');
+		if (!nl)
+			break;
+		*nl = '\0';
+		/* ID PARENT MAJ:MIN ROOT MOUNTPOINT OPTIONS ... */
+		char *p = line;
+		for (int field = 0; field < 4 && p; field++)
+			p = strchr(p + 1, ' ');
+		if (p && strncmp(p, want, strlen(want)) == 0) {
+			*ro = strncmp(p + strlen(want), "ro", 2) == 0;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* What the shim would refuse, a program it cannot see is refused too:
+ * rewriting a hook, adding one, rewriting or replacing the config, undoing
+ * the mounts; while git's own writes in .git go on. Checked afterwards
+ * from here. */
+Test(write_deny, static_program_cannot_rewrite_protected_paths, .init = setup,
+     .fini = teardown, .timeout = 30)
+{
+	protected_repo();
+	run(NULL, ARGS(ops_static, "sys-write", "root/.git/hooks/pre-commit", "evil",
+		       "sys-write", "root/.git/hooks/post-checkout", "evil",
+		       "sys-reopen", "root/.git/config", "evil",
+		       "sys-truncate", "root/.git/config",
+		       "sys-write", "root/.git/index.lock", "index",
+		       "sys-rename", "root/.git/index.lock", "root/.git/config",
+		       "sys-rename", "root/.git/hooks", "root/.git/old-hooks",
+		       "sys-umount", "root/.git/hooks",
+		       "sys-write", "root/.git/hooks/pre-commit", "evil",
+		       "sys-write", "root/.git/objects/ab", "object",
+		       "sys-chmod", "root/.git/hooks/pre-commit", "777"));
+	expect_exit(0);
+	EXPECT(NO("sys-write", EROFS), NO("sys-write", EROFS), NO("sys-reopen", EROFS),
+	       NO("sys-truncate", EROFS), OK("sys-write"), NO("sys-rename", EBUSY),
+	       NO("sys-rename", EBUSY), NO2("sys-umount", EPERM, EACCES), NO("sys-write", EROFS),
+	       OK("sys-write"), NO("sys-chmod", EACCES));
+	cr_expect_str_eq(content("root/.git/hooks/pre-commit") ?: "(gone)", "hook");
+	cr_expect_str_eq(content("root/.git/config") ?: "(gone)", "cfg");
+	cr_expect_not(exists("root/.git/hooks/post-checkout"));
+	cr_expect_not(exists("root/.git/old-hooks"));
+	cr_expect_str_eq(content("root/.git/index.lock") ?: "(gone)", "index");
+	cr_expect_str_eq(content("root/.git/objects/ab") ?: "(gone)", "object");
+	struct stat st;
+	cr_assert_eq(stat(tp("root/.git/hooks/pre-commit"), &st), 0);
+	cr_expect_eq(st.st_mode & 07777, 0755, "the hook was re-moded: %o", st.st_mode & 07777);
+	expect_outside_intact();
+}
+
+/* The mounts are the program's: it sees its protected paths read-only,
+ * and nothing of them reaches the host's mount table, during the run or
+ * after it. So that propagation can be seen at all, this test runs in a
+ * mount namespace of its own where $T is a shared mount (as / is under
+ * systemd): a mount made beneath it in a peer would appear here. */
+Test(write_deny, mounts_are_the_programs_alone, .init = setup, .fini = teardown,
+     .timeout = 30)
+{
+	bool ro = false;
+
+	cr_assert_eq(unshare(CLONE_NEWNS), 0, "unshare: %s", strerror(errno));
+	cr_assert_eq(mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL), 0);
+	cr_assert_eq(mount(T, T, NULL, MS_BIND, NULL), 0, "bind: %s", strerror(errno));
+	cr_assert_eq(mount(NULL, T, NULL, MS_SHARED, NULL), 0);
+	protected_repo();
+	pid_t pid = spawn(cordon_argv("run", NULL,
+				      ARGS(ops_static, "pidfile", "root/pid", "sleep", "20")),
+			  NULL, FAKE_NONE);
+	for (int i = 0; i < 1000 && !content("root/pid"); i++)
+		usleep(10 * 1000);
+	const char *text = content("root/pid");
+	cr_assert_not_null(text, "the program did not start");
+	pid_t prog = (pid_t)atol(text);
+	char mi[64];
+	snprintf(mi, sizeof(mi), "/proc/%d/mountinfo", (int)prog);
+	cr_expect(mounted_at(mi, "root/.git/hooks", &ro) && ro,
+		  "the program's hooks are not a read-only mount");
+	cr_expect(mounted_at(mi, "root/.git/config", &ro) && ro,
+		  "the program's config is not a read-only mount");
+	cr_expect_not(mounted_at(mi, "root/.git", &ro), "all of .git was mounted");
+	cr_expect_not(mounted_at("/proc/self/mountinfo", "root/.git/hooks", &ro),
+		      "the mount reached the host");
+	cr_assert_eq(kill(pid, SIGTERM), 0);
+	finish(pid);
+	cr_expect_not(mounted_at("/proc/self/mountinfo", "root/.git/hooks", &ro),
+		      "the mount outlived the run");
+	cr_expect_not(mounted_at("/proc/self/mountinfo", "root/.git/config", &ro),
+		      "the mount outlived the run");
+	umount2(T, MNT_DETACH);
+}
+
+/* A write root inside a write-deny entry opens its part again, and an
+ * entry denied inside that one is denied again: the nearest entry decides,
+ * as in the shim. */
+Test(write_deny, nearest_entry_decides_in_the_kernel_too, .init = setup, .fini = teardown,
+     .timeout = 30)
+{
+	cr_assert_eq(mkdir(tp("root/ro"), 0755), 0);
+	cr_assert_eq(mkdir(tp("root/ro/open"), 0755), 0);
+	cr_assert_eq(mkdir(tp("root/ro/open/wd"), 0755), 0);
+	policy(fmt("write-deny %s %s\nwrite %s\n", tp("root/ro"), tp("root/ro/open/wd"),
+		   tp("root/ro/open")));
+	run(NULL, ARGS(ops_static, "sys-write", "root/ro/x", "x", "sys-write", "root/ro/open/y",
+		       "y", "sys-write", "root/ro/open/wd/z", "z", "sys-write", "root/free", "f"));
+	expect_exit(0);
+	EXPECT(NO("sys-write", EROFS), OK("sys-write"), NO("sys-write", EROFS), OK("sys-write"));
+	cr_expect_not(exists("root/ro/x"));
+	cr_expect_str_eq(content("root/ro/open/y") ?: "(gone)", "y");
+	cr_expect_not(exists("root/ro/open/wd/z"));
+	expect_outside_intact();
+}
+
+/* An entry that does not exist yet cannot be mounted: the run goes on,
+ * the shim refuses it, and `cordon status` says which layer does what. */
+Test(write_deny, missing_entry_left_to_the_shim, .init = setup, .fini = teardown,
+     .timeout = 30)
+{
+	policy(fmt("write-deny %s\n", tp("root/later")));
+	run(NULL, ARGS(ops_dyn, "write", "root/later", "x", "write", "root/fine", "x"));
+	expect_exit(0);
+	EXPECT(NO("write", EACCES), OK("write"));
+	cr_expect_not(exists("root/later"));
+	finish(spawn(cordon_argv("status", NULL, NULL), NULL, FAKE_NONE));
+	expect_exit(0);
+	cr_expect(strstr(R.out, "read-only mounts (mount namespace)"), "status:\n%s", R.out);
 }

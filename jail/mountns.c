@@ -1,0 +1,215 @@
+/*
+ * mountns.c - write-deny entries inside the write roots, made read-only
+ * mounts in a mount namespace of the program's own.
+ *
+ * Landlock only adds rights, and a right on a directory covers its whole
+ * subtree: granting the workspace while keeping its .git/hooks would take
+ * .git itself from the grant, and with it git's index.lock. A read-only
+ * bind mount has no such reach: the entry is cloned onto itself with
+ * MOUNT_ATTR_RDONLY, and every write beneath it fails with EROFS whatever
+ * Landlock grants around it, while .git beside it stays writable. A write
+ * root given back inside a denied entry is cloned, as the host has it, back
+ * on top. The program cannot undo any of it: CAP_SYS_ADMIN is dropped,
+ * seccomp refuses mount(2) and umount2(2), and Landlock forbids changing
+ * the mount topology of a restricted process.
+ *
+ * Every mount is made through descriptors (open_tree, mount_setattr,
+ * move_mount; Linux 5.12), each target opened without following a symlink
+ * (RESOLVE_NO_SYMLINKS), so a path swapped for a link cannot move a mount
+ * elsewhere; "/" is made a slave first, so that nothing mounted here
+ * propagates back to the host.
+ */
+#ifdef __linux__
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/mount.h>
+#include <linux/openat2.h>
+#include <sched.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include <linux/capability.h>
+
+#include "../shim/path.h"
+#include "layers.h"
+
+#ifndef AT_RECURSIVE
+#define AT_RECURSIVE 0x8000
+#endif
+#ifndef MOVE_MOUNT_T_EMPTY_PATH
+#define MOVE_MOUNT_T_EMPTY_PATH 0x00000040
+#endif
+
+/* Does the policy decide that @e cannot be written? */
+static bool denied(const struct policy *pol, const struct pathset_entry *e)
+{
+	struct decision d;
+
+	policy_decide_path(pol, OP_WRITE, e->path, e->len, &d);
+	return !d.allow;
+}
+
+/* An entry this layer mounts: a write-deny entry, or a write root inside
+ * one, where Landlock lets writes through (some write root at or above
+ * it). Outside every root Landlock refuses writes already. */
+static bool candidate(const struct policy *pol, const struct pathset_entry *e)
+{
+	if (!(e->kinds & (1u << PATH_WRITE | 1u << PATH_WRITE_DENY)))
+		return false;
+	return pathset_nearest(&pol->paths, e->path, e->len, 1u << PATH_WRITE_DENY) &&
+	       pathset_nearest(&pol->paths, e->path, e->len, 1u << PATH_WRITE);
+}
+
+size_t mountns_entries(const struct policy *pol, const char **first)
+{
+	size_t n = 0;
+
+	for (const struct pathset_entry *e = pol->paths.head; e; e = e->hh.next)
+		if (candidate(pol, e) && (e->kinds & 1u << PATH_WRITE_DENY) && !n++ && first)
+			*first = e->path;
+	return n;
+}
+
+bool mountns_possible(bool own_userns)
+{
+	struct __user_cap_header_struct hdr = { _LINUX_CAPABILITY_VERSION_3, 0 };
+	struct __user_cap_data_struct data[2];
+
+	if (own_userns)
+		return true;  /* netns_apply() makes one first: all capabilities there */
+	/* A seccomp filter (a container's, an outer cordon's) may refuse
+	 * unshare and mount: the layer is then said to be missing rather
+	 * than tried and failed. */
+	if (prctl(PR_GET_SECCOMP, 0, 0, 0, 0) != 0)
+		return false;
+	if (syscall(SYS_capget, &hdr, data) < 0)
+		return false;
+	return (data[CAP_TO_INDEX(CAP_SYS_ADMIN)].effective & CAP_TO_MASK(CAP_SYS_ADMIN)) != 0;
+}
+
+struct mnt {
+	const struct pathset_entry *e;
+	bool ro;                      /* what the policy wants there */
+	int src;                      /* O_PATH, as the host has it */
+};
+
+static int by_length(const void *a, const void *b)
+{
+	const struct mnt *x = a, *y = b;
+
+	return x->e->len < y->e->len ? -1 : x->e->len > y->e->len;
+}
+
+static int open_nofollow(const char *path)
+{
+	struct open_how how = { .flags = O_PATH | O_CLOEXEC, .resolve = RESOLVE_NO_SYMLINKS };
+
+	return (int)syscall(SYS_openat2, AT_FDCWD, path, &how, sizeof(how));
+}
+
+/* Clone what @m->src is (and every mount beneath it) onto its path as it
+ * now resolves, read-only when @m->ro. */
+static int mount_one(const struct mnt *m, char *err, size_t errsize)
+{
+	struct mount_attr ro = { .attr_set = MOUNT_ATTR_RDONLY };
+	int tree, dst, r = 0;
+
+	tree = (int)syscall(SYS_open_tree, m->src, "",
+			    OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH | AT_RECURSIVE);
+	if (tree < 0)
+		return jail_fail(err, errsize, "write-deny: unable to clone the mount of %s: %s",
+				 m->e->path, strerror(errno));
+	if (m->ro && syscall(SYS_mount_setattr, tree, "", AT_EMPTY_PATH | AT_RECURSIVE, &ro,
+			     sizeof(ro)) < 0) {
+		r = jail_fail(err, errsize, "write-deny: unable to make %s read-only: %s",
+			      m->e->path, strerror(errno));
+		goto out;
+	}
+	dst = open_nofollow(m->e->path);
+	if (dst < 0) {
+		r = jail_fail(err, errsize, "write-deny: %s changed while it was mounted: %s",
+			      m->e->path, strerror(errno));
+		goto out;
+	}
+	if (syscall(SYS_move_mount, tree, "", dst, "",
+		    MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) < 0)
+		r = jail_fail(err, errsize, "write-deny: unable to mount %s %s: %s", m->e->path,
+			      m->ro ? "read-only" : "writable again", strerror(errno));
+	close(dst);
+out:
+	close(tree);
+	return r;
+}
+
+int mountns_apply(const struct policy *pol, char *err, size_t errsize)
+{
+	size_t n = 0, cap = 0;
+	struct mnt *v = NULL;
+	int r = 0;
+
+	for (const struct pathset_entry *e = pol->paths.head; e; e = e->hh.next)
+		if (candidate(pol, e))
+			cap++;
+	if (!mountns_entries(pol, NULL))
+		return 0;
+	/* The child of a vfork-like clone: allocating is safe here (the
+	 * parent is suspended and single-threaded), and exec frees it. */
+	v = calloc(cap, sizeof(*v));
+	if (!v)
+		return jail_fail(err, errsize, "write-deny: out of memory");
+	for (const struct pathset_entry *e = pol->paths.head; e; e = e->hh.next)
+		if (candidate(pol, e))
+			v[n++] = (struct mnt){ e, denied(pol, e), -1 };
+	qsort(v, n, sizeof(*v), by_length);  /* every entry after those above it */
+
+	if (unshare(CLONE_NEWNS) < 0) {
+		r = jail_fail(err, errsize, "write-deny: unable to create a mount namespace: %s",
+			      strerror(errno));
+		goto out;
+	}
+	if (mount(NULL, "/", NULL, MS_REC | MS_SLAVE, NULL) < 0) {
+		r = jail_fail(err, errsize, "write-deny: unable to keep the mounts from the host: %s",
+			      strerror(errno));
+		goto out;
+	}
+	/* Each entry as the host has it, before anything is mounted over
+	 * its parents; a missing one is left to the shim. */
+	for (size_t i = 0; i < n; i++) {
+		v[i].src = open_nofollow(v[i].e->path);
+		if (v[i].src < 0 && errno != ENOENT) {
+			r = jail_fail(err, errsize, "write-deny: unable to open %s: %s", v[i].e->path,
+				      strerror(errno));
+			goto out;
+		}
+	}
+	for (size_t i = 0; i < n; i++) {
+		/* What is there now: the nearest entry mounted above it, or
+		 * the host's (writable, as far as this layer goes). */
+		bool now_ro = false;
+		for (size_t j = i; j-- > 0;)
+			if (v[j].src >= 0 && path_is_under(v[i].e->path, v[i].e->len, v[j].e->path,
+							   v[j].e->len)) {
+				now_ro = v[j].ro;
+				break;
+			}
+		if (v[i].src < 0 || v[i].ro == now_ro)
+			continue;
+		if ((r = mount_one(&v[i], err, errsize)))
+			goto out;
+	}
+out:
+	for (size_t i = 0; i < n; i++)
+		if (v[i].src >= 0)
+			close(v[i].src);
+	free(v);
+	return r;
+}
+
+#endif /* __linux__ */
