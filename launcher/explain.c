@@ -11,6 +11,8 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
+#include <unistd.h>
 #include <sys/stat.h>
 #include <sys/un.h>
 
@@ -338,6 +340,10 @@ int explain_last(const struct policy *pol, const char *home, const char *workspa
 		return errf(err, errsize, "no run recorded (%s: %s); cordon run records each run there",
 			    path, strerror(errno));
 	char lerr[128];
+	/* cordon run rewrites it in place under an exclusive lock, for
+	 * microseconds: wait for that, not for a program holding it. */
+	for (int i = 0; i < 100 && flock(fileno(in), LOCK_SH | LOCK_NB) < 0; i++)
+		usleep(10 * 1000);
 	ret = tally_load(&t, &run, in, lerr, sizeof(lerr));
 	fclose(in);
 	if (ret < 0) {

@@ -40,6 +40,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/un.h>
 #include <sys/wait.h>
@@ -1058,6 +1059,67 @@ Test(record, file_link_replaced_not_written_through, .init = setup, .fini = tear
 		cr_expect(strncmp(e->d_name, "last-run.jsonl.", 15) != 0, "left behind: %s",
 			  e->d_name);
 	closedir(d);
+}
+
+/* The record is rewritten in place when it is a file of ours linked once:
+ * a longer record then a shorter one leaves exactly the shorter one (no
+ * tail of the first), and the same inode. */
+Test(record, rewritten_in_place_without_a_stale_tail, .init = setup, .fini = teardown,
+     .timeout = 60)
+{
+	struct stat a, b;
+
+	mkdirs("o1");
+	cordon(ARGS("run", "--", ops_bin, "write", tp("o1/a-long-name-to-make-a-long-record"), "x",
+		    "write", tp("o1/another-long-name"), "x"));
+	EXPECT_STATUS(0);
+	cr_assert_eq(stat(record, &a), 0);
+	cordon(ARGS("run", "--", ops_bin, "write", tp("o1/b"), "x"));
+	EXPECT_STATUS(0);
+	cr_assert_eq(stat(record, &b), 0);
+	cr_expect_eq(a.st_ino, b.st_ino, "the record was replaced, not rewritten");
+	cr_expect_lt(b.st_size, a.st_size);
+	const char *rec = slurp(record);
+	cr_assert_not_null(rec);
+	EXPECT_HAS(rec, fmt("\"target\":\"%s\"", tp("o1/b")));
+	cr_expect_not(strstr(rec, "another-long-name"), "a stale tail:\n%s", rec);
+	cordon(ARGS("explain", "--last"));
+	EXPECT_HAS(R.out, fmt("deny   create %s (1 time, shim)", tp("o1/b")));
+}
+
+/* A hard link planted at last-run.jsonl (a program may write below the
+ * base) is replaced, not written through: the file it shares an inode
+ * with is untouched. So is a record somebody holds locked. */
+Test(record, hard_link_or_lock_replaced_not_written_through, .init = setup, .fini = teardown,
+     .timeout = 60)
+{
+	mkdirs("o1");
+	mkdirs("state/cordon");
+	put("canary", "canary\n");
+	cr_assert_eq(link(tp("canary"), record), 0);
+
+	cordon(ARGS("run", "--", ops_bin, "write", tp("o1/a"), "x"));
+	EXPECT_STATUS(0);
+	const char *c = slurp(tp("canary"));
+	cr_expect_str_eq(c ? c : "(missing)", "canary\n");
+	const char *rec = slurp(record);
+	cr_assert_not_null(rec);
+	EXPECT_HAS(rec, fmt("\"target\":\"%s\"", tp("o1/a")));
+
+	int held = open(record, O_RDONLY | O_CLOEXEC);
+	cr_assert_geq(held, 0);
+	cr_assert_eq(flock(held, LOCK_EX), 0);
+	cordon(ARGS("run", "--", ops_bin, "write", tp("o1/b"), "x"));
+	EXPECT_STATUS(0);
+	rec = slurp(record);
+	cr_assert_not_null(rec);
+	EXPECT_HAS(rec, fmt("\"target\":\"%s\"", tp("o1/b")));
+	char old[4096] = "";
+	cr_assert_gt(pread(held, old, sizeof(old) - 1, 0), 0);
+	cr_expect(strstr(old, fmt("\"target\":\"%s\"", tp("o1/a"))) &&
+			  !strstr(old, fmt("\"target\":\"%s\"", tp("o1/b"))),
+		  "the locked record was written:\n%s", old);
+	close(held);
 }
 
 /* === explain --last ================================================================ */
