@@ -8,6 +8,7 @@
 #include "cli.h"
 
 #include <stdio.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "util.h"
@@ -103,7 +104,7 @@ int cli_parse(int argc, char **argv, struct cli *cli, char *err, size_t errsize)
 {
 	int i = 1;
 
-	memset(cli, 0, sizeof(*cli));
+	memset(cli, 0, offsetof(struct cli, policies));
 	if (argc < 2 || !argv[1])
 		return errf(err, errsize, "no command given (try cordon --help)");
 	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||

@@ -28,9 +28,7 @@ struct cli_option {
 
 struct cli {
 	enum command cmd;
-	const char *policies[CLI_MAX_POLICIES];
 	size_t n_policies;
-	struct cli_option opts[CLI_MAX_OPTIONS];
 	size_t n_opts;
 	const char *workspace;        /* NULL: the working directory */
 	const char *output;           /* learn -o FILE; NULL: stdout */
@@ -38,6 +36,11 @@ struct cli {
 	int verbose;                  /* -v 1, -vv 2 */
 	char **args;                  /* what follows the options */
 	int n_args;
+	/* Last, and not cleared by cli_parse (n_policies and n_opts say how
+	 * much is used): 17 KiB of stack zeroed would be five page faults
+	 * at every start. */
+	const char *policies[CLI_MAX_POLICIES];
+	struct cli_option opts[CLI_MAX_OPTIONS];
 };
 
 /* Parse @argv. Returns 0, or -1 with a one-line reason in @err. */
