@@ -426,7 +426,7 @@ static void report(int fd, int stage, int err, const char *msg)
 /* Directories outside every write root, for the self-test's write: an
  * O_TMPFILE there creates nothing that outlives the probe, even if the jail
  * failed, and costs no mkdir (a mkdir on a journaled /tmp took 5 ms). */
-static char probe_dirs[4][PATH_MAX];
+static char *probe_dirs[4];  /* on the heap: 4 PATH_MAX arrays would be 4 page faults */
 static size_t n_probe_dirs;
 
 static void find_probe_dirs(const struct policy *pol)
@@ -439,8 +439,8 @@ static void find_probe_dirs(const struct policy *pol)
 		if (path_resolve(bases[i], res, PATH_MISSING_ERROR) < 0)
 			continue;
 		policy_decide_path(pol, OP_WRITE, res, strlen(res), &d);
-		if (!d.allow)
-			memcpy(probe_dirs[n_probe_dirs++], res, strlen(res) + 1);
+		if (!d.allow && (probe_dirs[n_probe_dirs] = strdup(res)))
+			n_probe_dirs++;
 	}
 }
 
@@ -773,7 +773,9 @@ static void relay_write(struct log_relay *r, const char *buf, size_t n)
  */
 static void relay(struct log_relay *r)
 {
-	char buf[65536 + LOG_LINE_MAX];
+	/* Static: only cordon's main loop relays. On the stack, its first
+	 * bytes would lie 68 KiB down, a page fault at every start. */
+	static char buf[65536 + LOG_LINE_MAX];
 	ssize_t n;
 
 	while (r->pipe >= 0) {
