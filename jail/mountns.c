@@ -134,7 +134,7 @@ static int mount_one(const struct mnt *m, char *err, size_t errsize)
 	}
 	dst = open_nofollow(m->e->path);
 	if (dst < 0) {
-		r = jail_fail(err, errsize, "write-deny: %s changed while it was mounted: %s",
+		r = jail_fail(err, errsize, "write-deny: unable to open %s to mount on it: %s",
 			      m->e->path, strerror(errno));
 		goto out;
 	}
