@@ -63,6 +63,7 @@
 #include <sys/syscall.h>
 #include <sys/un.h>
 #include <sys/wait.h>
+#include <grp.h>
 #include <time.h>
 #include <unistd.h>
 #define FIXTURE_TREE     /* T, tp(), fmt() */
@@ -261,6 +262,7 @@ enum fake {
 	FAKE_NONE,
 	FAKE_NO_LANDLOCK,     /* landlock_create_ruleset: ENOSYS, as a kernel without it */
 	FAKE_LYING_LANDLOCK,  /* landlock_restrict_self: 0, and nothing restricted */
+	FAKE_USER,            /* cordon started as uid and gid 1234, no groups */
 };
 
 static int apply_fake(enum fake fake)
@@ -271,6 +273,11 @@ static int apply_fake(enum fake fake)
 	switch (fake) {
 	case FAKE_NONE:
 		return 0;
+	case FAKE_USER:
+		return setgroups(0, NULL) < 0 || setresgid(1234, 1234, 1234) < 0 ||
+				       setresuid(1234, 1234, 1234) < 0
+			       ? -1
+			       : 0;
 	case FAKE_NO_LANDLOCK:
 	case FAKE_LYING_LANDLOCK:
 		break;
@@ -1996,4 +2003,28 @@ Test(write_deny, missing_entry_left_to_the_shim, .init = setup, .fini = teardown
 	finish(spawn(cordon_argv("status", NULL, NULL), NULL, FAKE_NONE));
 	expect_exit(0);
 	cr_expect(strstr(R.out, "read-only mounts (mount namespace)"), "status:\n%s", R.out);
+}
+
+/* Not root: with net isolated, the user namespace it makes gives the right
+ * to mount, and the protected paths are read-only mounts there too. */
+Test(write_deny, unprivileged_with_net_isolated_too, .init = setup, .fini = teardown,
+     .timeout = 30)
+{
+	protected_repo();
+	const char *own[] = { "", "policy", "root", "root/.git", "root/.git/hooks",
+			      "root/.git/hooks/pre-commit", "root/.git/config", "root/.git/objects",
+			      "tmp", "outside" };
+	for (size_t i = 0; i < sizeof(own) / sizeof(own[0]); i++)
+		cr_assert_eq(chown(*own[i] ? tp(own[i]) : T, 1234, 1234), 0, "chown %s", own[i]);
+	run_env(ARGS("--net", "isolated"),
+		ARGS(ops_static, "sys-write", "root/.git/hooks/pre-commit", "evil", "sys-reopen",
+		     "root/.git/config", "evil", "sys-write", "root/.git/index.lock", "index"),
+		ARGS(fmt("XDG_STATE_HOME=%s", tp("tmp")), fmt("HOME=%s", tp("tmp"))), FAKE_USER);
+	if (strstr(R.err, "unable to create a user and network namespace"))
+		cr_skip("no unprivileged user namespaces here:\n%s", R.err);
+	expect_exit(0);
+	EXPECT(NO("sys-write", EROFS), NO("sys-reopen", EROFS), OK("sys-write"));
+	cr_expect_str_eq(content("root/.git/hooks/pre-commit") ?: "(gone)", "hook");
+	cr_expect_str_eq(content("root/.git/config") ?: "(gone)", "cfg");
+	expect_outside_intact();
 }
