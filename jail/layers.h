@@ -42,10 +42,9 @@ int landlock_apply(const struct policy *pol, int abi, bool log_exec, char *err, 
 size_t landlock_read_deny_in_root(const struct policy *pol, const char **deny, const char **root);
 
 /* write-deny entries inside the write roots as read-only mounts in a
- * mount namespace of the program's own (mountns.c). How many there are
- * (the first in *@first); whether this process can make that namespace
- * (@own_userns: netns_apply() makes a user namespace first); apply. */
-size_t mountns_entries(const struct policy *pol, const char **first);
+ * mount namespace of the program's own (mountns.c): whether this process
+ * can make that namespace (@own_userns: netns_apply() makes a user
+ * namespace first); apply (nothing when no entry lies inside a root). */
 bool mountns_possible(bool own_userns);
 int mountns_apply(const struct policy *pol, char *err, size_t errsize);
 

@@ -67,16 +67,6 @@ static bool candidate(const struct policy *pol, const struct pathset_entry *e)
 	       pathset_nearest(&pol->paths, e->path, e->len, 1u << PATH_WRITE);
 }
 
-size_t mountns_entries(const struct policy *pol, const char **first)
-{
-	size_t n = 0;
-
-	for (const struct pathset_entry *e = pol->paths.head; e; e = e->hh.next)
-		if (candidate(pol, e) && (e->kinds & 1u << PATH_WRITE_DENY) && !n++ && first)
-			*first = e->path;
-	return n;
-}
-
 bool mountns_possible(bool own_userns)
 {
 	struct __user_cap_header_struct hdr = { _LINUX_CAPABILITY_VERSION_3, 0 };
@@ -150,15 +140,17 @@ out:
 
 int mountns_apply(const struct policy *pol, char *err, size_t errsize)
 {
-	size_t n = 0, cap = 0;
+	size_t n = 0, cap = 0, denies = 0;
 	struct mnt *v = NULL;
 	int r = 0;
 
 	for (const struct pathset_entry *e = pol->paths.head; e; e = e->hh.next)
-		if (candidate(pol, e))
+		if (candidate(pol, e)) {
 			cap++;
-	if (!mountns_entries(pol, NULL))
-		return 0;
+			denies += (e->kinds & 1u << PATH_WRITE_DENY) != 0;
+		}
+	if (!denies)
+		return 0;  /* roots only: nothing to mount, no namespace */
 	/* The child of a vfork-like clone: allocating is safe here (the
 	 * parent is suspended and single-threaded), and exec frees it. */
 	v = calloc(cap, sizeof(*v));

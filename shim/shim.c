@@ -566,6 +566,7 @@ static void shim_init(void)
 	const char *fdnum = getenv("CORDON_POLICY_FD");
 	long n;
 
+	/* cwd is free until getcwd below: the program's path goes through it. */
 	n = syscall(SYS_readlinkat, AT_FDCWD, "/proc/self/exe", cwd, sizeof(cwd) - 1);
 	if (n > 0) {
 		char *copy = malloc((size_t)n + 1);

@@ -44,9 +44,24 @@ static inline ssize_t fixture_slurp(const char *path, char *buf, size_t size)
 	return (ssize_t)got;
 }
 
-#ifdef FIXTURE_TREE
 #include <limits.h>
 #include <stdarg.h>
+
+/* printf into a ring buffer. */
+__attribute__((format(printf, 1, 2))) static inline const char *fmt(const char *f, ...)
+{
+	static char ring[16][PATH_MAX];
+	static unsigned next;
+	char *b = ring[next++ % 16];
+	va_list ap;
+
+	va_start(ap, f);
+	vsnprintf(b, PATH_MAX, f, ap);
+	va_end(ap);
+	return b;
+}
+
+#ifdef FIXTURE_TREE
 
 /* The suite's temporary tree, canonical (its setup fills it in). */
 static char T[128];
@@ -62,19 +77,6 @@ static inline const char *tp(const char *rel)
 	return b;
 }
 
-/* printf into a ring buffer. */
-__attribute__((format(printf, 1, 2))) static inline const char *fmt(const char *f, ...)
-{
-	static char ring[16][PATH_MAX];
-	static unsigned next;
-	char *b = ring[next++ % 16];
-	va_list ap;
-
-	va_start(ap, f);
-	vsnprintf(b, PATH_MAX, f, ap);
-	va_end(ap);
-	return b;
-}
 #endif /* FIXTURE_TREE */
 
 #ifdef FIXTURE_RUN_OPS

@@ -71,6 +71,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "fixture.h"  /* fmt() */
+
 #ifndef SYS_landlock_create_ruleset
 #define SYS_landlock_create_ruleset 444
 #endif
@@ -472,20 +474,6 @@ static char B[128];                 /* the test's own directory, outside every r
 static char W[128], J[128];         /* the bare and the jailed workspace */
 static char cordon_bin[PATH_MAX];   /* build/cordon */
 static char src_dir[PATH_MAX];      /* the repository */
-
-/* printf into a ring buffer. */
-__attribute__((format(printf, 1, 2))) static const char *fmt(const char *f, ...)
-{
-	static char ring[16][PATH_MAX];
-	static unsigned next;
-	char *b = ring[next++ % 16];
-	va_list ap;
-
-	va_start(ap, f);
-	vsnprintf(b, PATH_MAX, f, ap);
-	va_end(ap);
-	return b;
-}
 
 static void put_file(const char *path, const char *text)
 {

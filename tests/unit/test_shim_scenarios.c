@@ -151,20 +151,6 @@ static const char *tp(const char *rel)
 	return b;
 }
 
-/* printf into a ring buffer. */
-__attribute__((format(printf, 1, 2))) static const char *fmt(const char *f, ...)
-{
-	static char ring[8][2 * PATH_MAX];
-	static unsigned next;
-	char *b = ring[next++ % 8];
-	va_list ap;
-
-	va_start(ap, f);
-	vsnprintf(b, 2 * PATH_MAX, f, ap);
-	va_end(ap);
-	return b;
-}
-
 static void put_file(const char *rel, const char *text)
 {
 	int fd = open(tp(rel), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
