@@ -123,6 +123,8 @@ int main(int argc, char **argv)
 		printf("cordon %s\n", CORDON_VERSION);
 		return 0;
 	}
+	/* Parsing a policy reaches about 110 KiB down (util.c). */
+	stack_prefault(argv, 112 * 1024);
 
 	if (!getcwd(cwd, sizeof(cwd)))
 		die_errno("unable to get the working directory");
