@@ -41,6 +41,8 @@
  *   sys-umount DIR           raw umount2(DIR, MNT_DETACH)
  *   count DIR                RET: entries in DIR but . and ..; INFO: DIR
  *   pidfile PATH             write getpid() into PATH (libc)
+ *   wait PATH                until PATH exists (raw fstatat, every 10 ms, 20 s
+ *                            at most: then ETIMEDOUT)
  *
  * Metadata (the calls the supervisor answers; MODE in octal):
  *   sys-chmod PATH MODE      raw chmod
@@ -707,7 +709,7 @@ static const struct {
 	{ "dlopen-write", 2 }, { "uring-write", 2 }, { "sys-truncate", 1 }, { "sys-link", 2 },
 	{ "sys-rename", 2 }, { "sys-symlink", 2 }, { "sys-mount", 1 }, { "sys-unshare", 0 },
 	{ "sys-umount", 1 },
-	{ "count", 1 }, { "pidfile", 1 }, { "sys-chmod", 2 }, { "sys-fchmodat", 4 },
+	{ "count", 1 }, { "pidfile", 1 }, { "wait", 1 }, { "sys-chmod", 2 }, { "sys-fchmodat", 4 },
 	{ "sys-chown", 3 }, { "sys-lchown", 3 }, { "sys-utimens", 2 }, { "sys-setxattr", 3 },
 	{ "sys-removexattr", 2 }, { "chmod-race", 4 }, { "chmod-bytes-race", 3 },
 	{ "chmod-flood", 3 }, { "write-flood", 3 }, { "connect-race", 4 }, { "fd-write", 2 }, { "fd-truncate", 1 },
@@ -825,6 +827,16 @@ int main(int argc, char **argv)
 			char text[32];
 			snprintf(text, sizeof(text), "%d\n", (int)getpid());
 			o = write_with(open, a[0], O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, text);
+		} else if (strcmp(op, "wait") == 0) {
+			struct stat st;
+			long r;
+			int tries = 2000;
+			while ((r = syscall(SYS_newfstatat, AT_FDCWD, a[0], &st, 0)) < 0 &&
+			       errno == ENOENT && --tries)
+				usleep(10 * 1000);
+			if (r < 0 && !tries)
+				errno = ETIMEDOUT;
+			STEP(&o, "stat", r);
 		} else if (strcmp(op, "sys-chmod") == 0) {
 			STEP(&o, "chmod", raw_chmod(a[0], onum(a[1])));
 		} else if (strcmp(op, "sys-fchmodat") == 0) {

@@ -959,6 +959,46 @@ Test(escape, read_deny_raw_read_refused_siblings_readable, .init = setup, .fini 
 	expect_outside_intact();
 }
 
+/* Not root: a read-deny entry that the program's file permissions close
+ * (another user's, unreadable to it) is left to them, and its directory
+ * is not carved into rules, so a file put there during the run is
+ * readable; an entry they leave open is refused by Landlock. */
+Test(escape, read_deny_closed_by_permissions_left_to_them, .init = setup, .fini = teardown,
+     .timeout = 40)
+{
+	need_landlock(1, "refusing a raw read");
+	cr_assert_eq(mkdir(tp("closed"), 0755), 0);
+	cr_assert_eq(mkdir(tp("open"), 0755), 0);
+	put_file("closed/secret", "closed", 0600);
+	put_file("open/secret", "open", 0644);
+	put_file("open/sibling", "sibling", 0644);
+	policy(fmt("read-deny %s %s\n", tp("closed/secret"), tp("open/secret")));
+	const char *own[] = { "", "policy", "root", "tmp" };
+	for (size_t i = 0; i < sizeof(own) / sizeof(own[0]); i++)
+		cr_assert_eq(chown(*own[i] ? tp(own[i]) : T, 1234, 1234), 0, "chown %s", own[i]);
+	/* Once the program runs, a file appears beside the closed entry. */
+	pid_t helper = fork();
+	cr_assert_geq(helper, 0);
+	if (helper == 0) {
+		for (int i = 0; i < 2000 && !exists("root/ready"); i++)
+			usleep(10 * 1000);
+		put_file("closed/late", "late", 0644);
+		_exit(0);
+	}
+	run_env(NULL,
+		ARGS(ops_static, "pidfile", "root/ready", "wait", "closed/late", "sys-read",
+		     "closed/late", "sys-read", "closed/secret", "sys-read", "open/secret",
+		     "sys-read", "open/sibling"),
+		ARGS(fmt("XDG_STATE_HOME=%s", tp("tmp")), fmt("HOME=%s", tp("tmp"))), FAKE_USER);
+	cr_assert_eq(waitpid(helper, NULL, 0), helper);
+	expect_exit(0);
+	EXPECT(OK("pidfile"), OK("wait"), VAL("sys-read", 4), NO("sys-read", EACCES),
+	       NO("sys-read", EACCES), VAL("sys-read", 7));
+	cr_expect_str_eq(got[2].info, "late");
+	cr_expect_str_eq(content("closed/secret") ?: "(gone)", "closed");
+	cr_expect_str_eq(content("open/secret") ?: "(gone)", "open");
+}
+
 /* A read-deny entry inside a write root is more than Landlock can do
  * (files made there later would be unreadable): by default cordon refuses
  * to run, naming the entry and the root; with on-unsupported warn it runs,
