@@ -982,15 +982,17 @@ Test(escape, read_deny_closed_by_permissions_left_to_them, .init = setup, .fini 
 	if (helper == 0) {
 		for (int i = 0; i < 2000 && !exists("root/ready"); i++)
 			usleep(10 * 1000);
-		put_file("closed/late", "late", 0644);
-		_exit(0);
+		int fd = open(tp("closed/late"), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+		_exit(fd >= 0 && write(fd, "late", 4) == 4 ? 0 : 1);
 	}
 	run_env(NULL,
 		ARGS(ops_static, "pidfile", "root/ready", "wait", "closed/late", "sys-read",
 		     "closed/late", "sys-read", "closed/secret", "sys-read", "open/secret",
 		     "sys-read", "open/sibling"),
 		ARGS(fmt("XDG_STATE_HOME=%s", tp("tmp")), fmt("HOME=%s", tp("tmp"))), FAKE_USER);
-	cr_assert_eq(waitpid(helper, NULL, 0), helper);
+	int hs;
+	cr_assert_eq(waitpid(helper, &hs, 0), helper);
+	cr_assert(WIFEXITED(hs) && WEXITSTATUS(hs) == 0, "the helper could not create closed/late");
 	expect_exit(0);
 	EXPECT(OK("pidfile"), OK("wait"), VAL("sys-read", 4), NO("sys-read", EACCES),
 	       NO("sys-read", EACCES), VAL("sys-read", 7));
