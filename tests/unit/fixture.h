@@ -1,5 +1,6 @@
 /*
- * fixture.h - what several suites need to clean up their temporary trees.
+ * fixture.h - what several suites share: their temporary trees, the programs
+ * the build made, and the checks of run_ops's result lines.
  * Header-only (static inline): each suite is one translation unit.
  */
 #ifndef CORDON_TESTS_FIXTURE_H
@@ -80,8 +81,11 @@ static inline const char *tp(const char *rel)
 #endif /* FIXTURE_TREE */
 
 #ifdef FIXTURE_RUN_OPS
+#include <criterion/criterion.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <string.h>
+#include <sys/wait.h>
 
 /* One result line of tests/helpers/run_ops.c: "NAME RET ERRNO [INFO]". */
 struct res {
@@ -115,6 +119,74 @@ static inline size_t fixture_results(const char *out, struct res *v, size_t max)
 	}
 	return n;
 }
+
+/* A run of cordon, as the suites that drive run_ops keep it (in R). */
+struct fixture_run_result {
+	int raw;           /* wait status */
+	double seconds;    /* wall time */
+	char out[1 << 16], err[1 << 16];
+};
+
+#define ANY_RET LONG_MIN  /* RET: any value >= 0 (a descriptor) */
+#define ANY_ERRNO -1      /* errno: not checked */
+
+/* What one result line must say. */
+struct want {
+	const char *op;
+	long ret;          /* 0 success, -1 failure, ANY_RET, or the value the operation reports */
+	int err, err2;     /* errno: either; ANY_ERRNO: not checked */
+};
+
+#define OK(op) { op, 0, 0, 0 }
+#define VAL(op, v) { op, v, 0, 0 }
+#define FD(op) { op, ANY_RET, 0, 0 }
+#define NO(op, e) { op, -1, e, e }
+#define NO2(op, e, e2) { op, -1, e, e2 }
+
+static inline const char *fixture_err_name(int e)
+{
+	return e == ANY_ERRNO ? "any" : e == 0 ? "0" : strerror(e);
+}
+
+/* The result lines of @r's stdout are exactly @w, in order, and are left
+ * in @v; otherwise the test fails, showing the run's output. */
+static inline void fixture_expect_results(const struct fixture_run_result *r,
+					  const struct want *w, size_t n, struct res *v,
+					  size_t max)
+{
+	size_t k = fixture_results(r->out, v, max);
+
+	cr_expect_eq(k, n, "%zu results, want %zu\nstdout:\n%s\nstderr:\n%.4000s", k, n, r->out,
+		     r->err);
+	for (size_t i = 0; i < n && i < k; i++) {
+		bool ret_ok = w[i].ret == ANY_RET ? v[i].ret >= 0 : v[i].ret == w[i].ret;
+		bool err_ok = w[i].err == ANY_ERRNO || v[i].err == w[i].err || v[i].err == w[i].err2;
+		cr_expect_str_eq(v[i].op, w[i].op, "result %zu", i);
+		cr_expect(ret_ok && err_ok,
+			  "result %zu (%s): %ld errno %d (%s) %s, want %ld errno %s%s%s\n"
+			  "stdout:\n%s\nstderr:\n%.4000s",
+			  i, v[i].op, v[i].ret, v[i].err, fixture_err_name(v[i].err), v[i].info,
+			  w[i].ret, fixture_err_name(w[i].err), w[i].err2 != w[i].err ? " or " : "",
+			  w[i].err2 != w[i].err ? fixture_err_name(w[i].err2) : "", r->out, r->err);
+	}
+}
+
+/* @r exited with @code; otherwise the test fails, saying how it ended. */
+static inline void fixture_expect_exit(const struct fixture_run_result *r, int code)
+{
+	cr_expect(WIFEXITED(r->raw) && WEXITSTATUS(r->raw) == code,
+		  "cordon %s %d, want exit %d\nstdout:\n%s\nstderr:\n%.4000s",
+		  WIFEXITED(r->raw) ? "exited" : "was killed by signal",
+		  WIFEXITED(r->raw) ? WEXITSTATUS(r->raw) : WTERMSIG(r->raw), code, r->out, r->err);
+}
+
+/* In a suite whose last run is R and whose results go to got[]. */
+#define EXPECT(...)                                                                     \
+	do {                                                                            \
+		const struct want w_[] = { __VA_ARGS__ };                               \
+		fixture_expect_results(&R, w_, sizeof(w_) / sizeof(w_[0]), got,          \
+				       sizeof(got) / sizeof(got[0]));                   \
+	} while (0)
 #endif /* FIXTURE_RUN_OPS */
 
 #ifdef FIXTURE_PROGRAM

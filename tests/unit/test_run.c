@@ -67,7 +67,7 @@
 #include <time.h>
 #include <unistd.h>
 #define FIXTURE_TREE     /* T, tp(), fmt() */
-#define FIXTURE_RUN_OPS  /* struct res, fixture_results() */
+#define FIXTURE_RUN_OPS  /* struct res, R's type, EXPECT(), fixture_expect_exit() */
 #define FIXTURE_PROGRAM  /* program() */
 #include "fixture.h"
 
@@ -75,7 +75,6 @@
 #define SYS_landlock_create_ruleset 444
 #endif
 
-#define ANY_ERRNO -1
 #define GUARD_SECONDS 20  /* a cordon still running after this is killed: a failure */
 
 extern char **environ;
@@ -297,11 +296,7 @@ static int apply_fake(enum fake fake)
 	return rc;
 }
 
-static struct {
-	int raw;           /* wait status */
-	double seconds;    /* wall time */
-	char out[1 << 16], err[1 << 16];
-} R;
+static struct fixture_run_result R;
 
 #define ARGS(...) ((const char *const[]){ __VA_ARGS__, NULL })
 
@@ -442,10 +437,7 @@ static void run_bare(const char *const *prog)
 
 static void expect_exit(int code)
 {
-	cr_expect(WIFEXITED(R.raw) && WEXITSTATUS(R.raw) == code,
-		  "cordon %s %d, want exit %d\nstdout:\n%s\nstderr:\n%s",
-		  WIFEXITED(R.raw) ? "exited" : "was killed by signal",
-		  WIFEXITED(R.raw) ? WEXITSTATUS(R.raw) : WTERMSIG(R.raw), code, R.out, R.err);
+	fixture_expect_exit(&R, code);
 }
 
 /* --- the driver's result lines ---------------------------------------------------- */
@@ -456,48 +448,7 @@ static size_t results(struct res *v, size_t max)
 	return fixture_results(R.out, v, max);
 }
 
-struct want {
-	const char *op;
-	long ret;          /* 0 success, -1 failure, or the value the operation reports */
-	int err, err2;     /* errno: either; ANY_ERRNO: not checked */
-};
-
-#define OK(op) { op, 0, 0, 0 }
-#define VAL(op, v) { op, v, 0, 0 }
-#define NO(op, e) { op, -1, e, e }
-#define NO2(op, e, e2) { op, -1, e, e2 }
-
-static const char *err_name(int e)
-{
-	return e == ANY_ERRNO ? "any" : e == 0 ? "0" : strerror(e);
-}
-
-/* The driver's results are exactly @w, in order; they are left in @v. */
-static void expect_results(const struct want *w, size_t n, struct res *v, size_t max)
-{
-	size_t k = results(v, max);
-
-	cr_expect_eq(k, n, "%zu results, want %zu\nstdout:\n%s\nstderr:\n%s", k, n, R.out, R.err);
-	for (size_t i = 0; i < n && i < k; i++) {
-		cr_expect_str_eq(v[i].op, w[i].op, "result %zu", i);
-		cr_expect(v[i].ret == w[i].ret &&
-				  (w[i].err == ANY_ERRNO || v[i].err == w[i].err ||
-				   v[i].err == w[i].err2),
-			  "result %zu (%s): %ld errno %d (%s) %s, want %ld errno %s%s%s\n"
-			  "stdout:\n%s\nstderr:\n%s",
-			  i, v[i].op, v[i].ret, v[i].err, err_name(v[i].err), v[i].info, w[i].ret,
-			  err_name(w[i].err), w[i].err2 != w[i].err ? " or " : "",
-			  w[i].err2 != w[i].err ? err_name(w[i].err2) : "", R.out, R.err);
-	}
-}
-
 static struct res got[64];
-
-#define EXPECT(...)                                                                     \
-	do {                                                                            \
-		const struct want w_[] = { __VA_ARGS__ };                               \
-		expect_results(w_, sizeof(w_) / sizeof(w_[0]), got, 64);                \
-	} while (0)
 
 /* --- listeners outside the sandbox -------------------------------------------------- */
 
@@ -784,10 +735,7 @@ ParameterizedTest(size_t *variant, escape, abstract_unix_connect, .init = setup,
 	policy(fmt("net %s\n", c->net));
 	run(NULL, ARGS(ops_static, "sys-abstract", name));
 	expect_exit(0);
-	{
-		const struct want w[] = { { "sys-abstract", c->ret, c->err, c->err } };
-		expect_results(w, 1, got, 64);
-	}
+	EXPECT({ "sys-abstract", c->ret, c->err, c->err });
 	cr_expect_eq(accepted(l), c->connections, "net %s", c->net);
 	close(l);
 }

@@ -58,7 +58,7 @@
 #include <time.h>
 #include <unistd.h>
 #define FIXTURE_TREE     /* T, tp(), fmt() */
-#define FIXTURE_RUN_OPS  /* struct res, fixture_results() */
+#define FIXTURE_RUN_OPS  /* struct res, R's type, EXPECT(), fixture_expect_exit() */
 #define FIXTURE_PROGRAM  /* program() */
 #include "fixture.h"
 
@@ -69,7 +69,6 @@
 #define TIMEOUT 120
 #define CANARY_TIME 1500000000L   /* the canary's atime and mtime */
 #define NEW_TIME 1000000000L      /* what the programs try to set */
-#define ANY_RET LONG_MIN          /* a result whose RET is any value >= 0 (a descriptor) */
 
 extern char **environ;
 
@@ -257,11 +256,7 @@ static const char *need_tool(const char *name)
 
 /* --- running cordon ------------------------------------------------------------------ */
 
-static struct {
-	int raw;           /* wait status */
-	double seconds;    /* wall time */
-	char out[1 << 16], err[1 << 16];
-} R;
+static struct fixture_run_result R;
 
 #define ARGS(...) ((const char *const[]){ __VA_ARGS__, NULL })
 
@@ -379,9 +374,7 @@ static void expect_no_refusal(void)
 
 static void expect_exit(int code)
 {
-	cr_expect(exited(code), "%s %d, want exit %d\nstdout:\n%s\nstderr:\n%.4000s",
-		  WIFEXITED(R.raw) ? "exited" : "was killed by signal",
-		  WIFEXITED(R.raw) ? WEXITSTATUS(R.raw) : WTERMSIG(R.raw), code, R.out, R.err);
+	fixture_expect_exit(&R, code);
 }
 
 /* --- the driver's result lines ---------------------------------------------------- */
@@ -392,42 +385,7 @@ static size_t results(struct res *v, size_t max)
 	return fixture_results(R.out, v, max);
 }
 
-struct want {
-	const char *op;
-	long ret;          /* 0 success, -1 failure, ANY_RET, or the value reported */
-	int err;
-};
-
-#define OK(op) { op, 0, 0 }
-#define VAL(op, v) { op, v, 0 }
-#define FD(op) { op, ANY_RET, 0 }
-#define NO(op, e) { op, -1, e }
-
 static struct res got[64];
-
-/* The driver's results are exactly @w, in order; they are left in got[]. */
-static void expect_results(const struct want *w, size_t n)
-{
-	size_t k = results(got, 64);
-
-	cr_expect_eq(k, n, "%zu results, want %zu\nstdout:\n%s\nstderr:\n%.4000s", k, n, R.out,
-		     R.err);
-	for (size_t i = 0; i < n && i < k; i++) {
-		bool ret_ok = w[i].ret == ANY_RET ? got[i].ret >= 0 : got[i].ret == w[i].ret;
-		cr_expect_str_eq(got[i].op, w[i].op, "result %zu", i);
-		cr_expect(ret_ok && got[i].err == w[i].err,
-			  "result %zu (%s): %ld errno %d (%s) %s, want %ld errno %d (%s)\n"
-			  "stdout:\n%s\nstderr:\n%.4000s",
-			  i, got[i].op, got[i].ret, got[i].err, strerror(got[i].err), got[i].info,
-			  w[i].ret, w[i].err, strerror(w[i].err), R.out, R.err);
-	}
-}
-
-#define EXPECT(...)                                                                     \
-	do {                                                                            \
-		const struct want w_[] = { __VA_ARGS__ };                               \
-		expect_results(w_, sizeof(w_) / sizeof(w_[0]));                         \
-	} while (0)
 
 /* ==================================================================================== */
 /* A static program (no shim): the supervisor alone.                                   */
