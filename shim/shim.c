@@ -71,6 +71,10 @@ const char *const shim_class_names[CLASS__COUNT] = {
 static struct policy pol;
 static atomic_int state;              /* 0 new, 1 initialising, 2 ready */
 static pid_t init_pid;
+/* The process whose memory this is: set at start and in a fork's child. A
+ * vfork child runs on its parent's memory with another pid until it execs,
+ * and must leave the parent's state as it found it (not_owner()). */
+static pid_t owner_pid;
 static __thread TLS_IE int in_init;
 static bool broken;                   /* policy unreadable: refuse all */
 static bool kernel_audited;           /* cordon reads the kernel layer's own
@@ -162,10 +166,29 @@ static struct {
 	char path[PATH_MAX];
 } cwd_cache;
 
+/*
+ * A vfork child shares the cache with its parent but not the working
+ * directory: once it changes directory, the cache is not its own (it never
+ * reads it, even refilled by the parent's other threads meanwhile) and it
+ * never fills it. The flag lives in the vforking thread's slot, which the
+ * child borrows; that thread, resumed, clears it at its next getcwd.
+ */
+static __thread TLS_IE bool cwd_not_mine;
+
+/* True in a process running on memory that is not its own: a vfork child
+ * before its exec (or a raw clone(2) child, whose fork handlers never ran).
+ * One getpid(2): for the rare paths that change process-wide state. */
+static bool not_owner(void)
+{
+	return (pid_t)syscall(SYS_getpid) != owner_pid;
+}
+
 void shim_cwd_changed(bool untrusted)
 {
 	unsigned s = atomic_load(&cwd_cache.seq);
 
+	if (not_owner())
+		cwd_not_mine = true;
 	if (untrusted)
 		atomic_store(&cwd_cache.untrusted, true);
 	/* Become the writer, or let the writer at work finish: it bumps the
@@ -183,7 +206,7 @@ void shim_cwd_changed(bool untrusted)
 /* Copy the cached working directory into @buf: its length, or 0. */
 static size_t cwd_cached(char buf[PATH_MAX])
 {
-	if (atomic_load_explicit(&cwd_cache.untrusted, memory_order_relaxed))
+	if (cwd_not_mine || atomic_load_explicit(&cwd_cache.untrusted, memory_order_relaxed))
 		return 0;
 	for (int tries = 0; tries < 4; tries++) {
 		unsigned s = atomic_load_explicit(&cwd_cache.seq, memory_order_acquire);
@@ -205,8 +228,14 @@ static size_t cwd_cached(char buf[PATH_MAX])
 
 static void cwd_fill(const char *cwd)
 {
-	unsigned s = atomic_load(&cwd_cache.seq);
+	unsigned s;
 
+	if (cwd_not_mine) {
+		if (not_owner())
+			return;
+		cwd_not_mine = false;
+	}
+	s = atomic_load(&cwd_cache.seq);
 	if ((s & 1) || cwd_cache.valid || atomic_load(&cwd_cache.untrusted))
 		return;
 	if (!atomic_compare_exchange_strong(&cwd_cache.seq, &s, s + 1))
@@ -302,10 +331,9 @@ static void emit(const char *line, size_t n)
 	/* The program may have closed the log pipe cordon handed over, and
 	 * its number may now be one of the program's files: never write a
 	 * log line into that. */
-	if (log_fd_lost())
-		log_fd = STDERR_FILENO;
+	int fd = log_fd_lost() ? STDERR_FILENO : log_fd;
 	while (n) {
-		long w = syscall(SYS_write, log_fd, line, n);
+		long w = syscall(SYS_write, fd, line, n);
 		if (w < 0 && errno == EINTR)
 			continue;
 		if (w <= 0)
@@ -466,13 +494,18 @@ static bool same_file(int fd, dev_t dev, ino_t ino)
 	return syscall(SYS_fstat, fd, &st) == 0 && st.st_dev == dev && st.st_ino == ino;
 }
 
+/* The log pipe is gone: from now on stderr. A vfork child says so for
+ * itself only: the pipe is still its parent's. */
 static bool log_fd_lost(void)
 {
 	if (log_fd_handed < 0 || log_fd != log_fd_handed)
 		return false;
 	if (same_file(log_fd_handed, log_dev, log_ino))
 		return false;
-	log_fd_handed = -1;
+	if (!not_owner()) {
+		log_fd_handed = -1;
+		log_fd = STDERR_FILENO;
+	}
 	return true;
 }
 
@@ -487,18 +520,24 @@ static atomic_flag handing_on = ATOMIC_FLAG_INIT;
  * descriptor is not ours any more, a new sealed memfd is made from the text
  * read at start, and the environment points at it. Without the log pipe,
  * the copy logs to stderr. Costs one or two fstat(2) per exec.
+ *
+ * A vfork child (Python's subprocess again) closes its descriptors in its
+ * parent's memory: its new memfd is its own, named in @env_out (returned),
+ * and the parent's record of the policy and the log pipe stays as it was.
+ * Otherwise the record is updated and NULL returned.
  */
-static void hand_on_policy(void)
+static const char *hand_on_policy(char env_out[40])
 {
+	const char *own = NULL;
 	bool log_ok, ok;
 	int e = errno;
 
 	if (!policy_text)
-		return;
+		return NULL;
 	/* Another thread is at it (or was, in the parent we were forked
 	 * from): go on; at worst this exec repeats the check. */
 	if (atomic_flag_test_and_set(&handing_on))
-		return;
+		return NULL;
 	log_ok = log_fd_handed < 0 || same_file(log_fd_handed, log_dev, log_ino);
 	ok = same_file(policy_fd, policy_dev, policy_ino) && log_ok;
 	if (!ok) {
@@ -506,6 +545,7 @@ static void hand_on_policy(void)
 		const char *skip = log_ok ? NULL : strstr(policy_text, "\nlog-file ");
 		size_t first = skip ? (size_t)(skip - policy_text) + 1 : policy_len;
 		const char *rest = skip ? strchr(skip + 1, '\n') : NULL;
+		bool child = not_owner();
 		struct stat st;
 		if (fd >= 0 &&
 		    syscall(SYS_write, fd, policy_text, first) == (long)first &&
@@ -513,25 +553,31 @@ static void hand_on_policy(void)
 				      policy_len - (size_t)(rest + 1 - policy_text)) >= 0) &&
 		    syscall(SYS_fcntl, fd, F_ADD_SEALS, POLICY_SEALS | F_SEAL_SEAL) == 0) {
 			fd = fd_move_high(fd, false);
-			syscall(SYS_fstat, fd, &st);
-			policy_fd = fd;
-			policy_dev = st.st_dev;
-			policy_ino = st.st_ino;
-			if (!log_ok) {
-				log_fd_handed = -1;
-				log_fd = STDERR_FILENO;
+			char *env = child ? env_out : policy_env;
+			memcpy(env, "CORDON_POLICY_FD=", 17);
+			utoa(env + 17, (unsigned long)fd);
+			if (child) {
+				own = env;
+			} else {
+				syscall(SYS_fstat, fd, &st);
+				policy_fd = fd;
+				policy_dev = st.st_dev;
+				policy_ino = st.st_ino;
+				if (!log_ok) {
+					log_fd_handed = -1;
+					log_fd = STDERR_FILENO;
+				}
+				for (size_t i = 0; i < n_saved_env; i++)
+					if (strncmp(saved_env[i], "CORDON_POLICY_FD=", 17) == 0)
+						saved_env[i] = policy_env;
 			}
-			memcpy(policy_env, "CORDON_POLICY_FD=", 17);
-			utoa(policy_env + 17, (unsigned long)fd);
-			for (size_t i = 0; i < n_saved_env; i++)
-				if (strncmp(saved_env[i], "CORDON_POLICY_FD=", 17) == 0)
-					saved_env[i] = policy_env;
 		} else if (fd >= 0) {
 			syscall(SYS_close, fd);
 		}
 	}
 	atomic_flag_clear(&handing_on);
 	errno = e;
+	return own;
 }
 
 static void save_env(void)
@@ -552,9 +598,11 @@ static void save_env(void)
 	}
 }
 
-/* Refusals are counted per process: a child starts from zero. */
-static void reset_counts(void)
+/* In a fork's child: the memory is its own now, and refusals are counted
+ * per process, from zero. (A vfork child runs no fork handlers.) */
+static void after_fork_child(void)
 {
+	owner_pid = (pid_t)syscall(SYS_getpid);
 	for (int c = 0; c < CLASS__COUNT; c++)
 		atomic_store_explicit(&refusals[c], 0, memory_order_relaxed);
 }
@@ -624,7 +672,7 @@ static void shim_init(void)
 			event_ino = st.st_ino;
 		}
 	}
-	pthread_atfork(NULL, NULL, reset_counts);
+	pthread_atfork(NULL, NULL, after_fork_child);
 	run_mode = pol.mode.value;
 	log_level = pol.log.value;
 	const char *nc = getenv("NO_COLOR");
@@ -653,7 +701,7 @@ static bool ensure_ready(void)
 		int expected = 0;
 		if (atomic_compare_exchange_strong(&state, &expected, 1)) {
 			int e = errno;
-			init_pid = getpid();
+			init_pid = owner_pid = getpid();
 			in_init = 1;
 			shim_init();
 			in_init = 0;
@@ -803,7 +851,8 @@ static void report_by(const struct call *c, const char *verdict, const char *tar
 	if (event_fd < 0)
 		return;
 	if (!same_file(event_fd, event_dev, event_ino)) {
-		event_fd = -1;
+		if (!not_owner())  /* a vfork child's loss is its own */
+			event_fd = -1;
 		return;
 	}
 	utoa(num, (unsigned long)(d ? d->reason : REASON_POLICY_UNREADABLE));
@@ -878,14 +927,15 @@ static struct pathset_entry *entry_of(const struct decision *d)
 }
 
 /* The O_PATH descriptor of write root @e, opened on first use; -1 if it
- * is a file, gone, or the budget of descriptors is spent. */
+ * is a file, gone, or the budget of descriptors is spent. A vfork child
+ * opens none: its descriptor table is its own, the record its parent's. */
 static int root_fd(struct pathset_entry *e)
 {
 	int fd = __atomic_load_n(&e->fd, __ATOMIC_ACQUIRE);
 
 	if (fd >= 0 || fd == -2)
 		return fd >= 0 ? fd : -1;
-	if (atomic_load(&root_fds_open) >= ROOT_FDS_MAX)
+	if (atomic_load(&root_fds_open) >= ROOT_FDS_MAX || not_owner())
 		return -1;
 	int e_ = errno;
 	fd = (int)syscall(SYS_openat, AT_FDCWD, e->path, O_PATH | O_DIRECTORY | O_CLOEXEC);
@@ -907,12 +957,12 @@ static int root_fd(struct pathset_entry *e)
 }
 
 /* The program closed our descriptor (closefrom, close_range): open the
- * root again on next use. */
+ * root again on next use. (A vfork child closed its copy only.) */
 static void forget_root_fd(struct pathset_entry *e, int fd)
 {
 	int expected = fd;
 
-	if (__atomic_compare_exchange_n(&e->fd, &expected, -1, false, __ATOMIC_ACQ_REL,
+	if (!not_owner() && __atomic_compare_exchange_n(&e->fd, &expected, -1, false, __ATOMIC_ACQ_REL,
 					__ATOMIC_ACQUIRE))
 		atomic_fetch_sub(&root_fds_open, 1);
 }
@@ -2056,20 +2106,27 @@ struct env_block {
 	char *entries[];
 };
 
+/* saved_env[@i], or @own in place of the policy descriptor's entry. */
+static const char *saved_or_own(size_t i, const char *own)
+{
+	return own && strncmp(saved_env[i], "CORDON_POLICY_FD=", 17) == 0 ? own : saved_env[i];
+}
+
 char **shim_env(char *const *envp)
 {
 	char *const *env = envp ? envp : environ;
-	const char *preload;
+	const char *preload, *own;
+	char own_buf[40];
 	size_t count = 0, extra = 0, i, k = 0;
 	bool need_preload, missing = false;
 
 	if (atomic_load(&state) != 2 || !*lib_path)
 		return (char **)env;
-	hand_on_policy();
+	own = hand_on_policy(own_buf);
 	preload = env_get(env, "LD_PRELOAD", 10);
 	need_preload = !preload_has_us(preload);
 	for (i = 0; i < n_saved_env; i++)
-		if (!env_has(env, saved_env[i]))
+		if (!env_has(env, saved_or_own(i, own)))
 			missing = true;
 	if (!need_preload && !missing)
 		return (char **)env;
@@ -2078,6 +2135,8 @@ char **shim_env(char *const *envp)
 		count++;
 	if (need_preload)
 		extra = 11 + strlen(lib_path) + 1 + (preload ? strlen(preload) : 0) + 1;
+	if (own)
+		extra += strlen(own) + 1;
 	size_t size = sizeof(struct env_block) + (count + n_saved_env + 2) * sizeof(char *) + extra;
 	struct env_block *b = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
 				   -1, 0);
@@ -2092,12 +2151,18 @@ char **shim_env(char *const *envp)
 		s = stpcpy(s, lib_path);
 		if (preload && *preload) {
 			*s++ = ':';
-			strcpy(s, preload);
+			s = stpcpy(s, preload);
 		}
 		b->entries[k++] = strings;
+		strings = s + 1;
+	}
+	if (own) {
+		/* the block outlives this frame; own_buf does not */
+		strcpy(strings, own);
+		own = strings;
 	}
 	for (i = 0; i < n_saved_env; i++)
-		b->entries[k++] = saved_env[i];
+		b->entries[k++] = (char *)saved_or_own(i, own);
 	for (char *const *e = env; e && *e; e++) {
 		if (need_preload && strncmp(*e, "LD_PRELOAD=", 11) == 0)
 			continue;

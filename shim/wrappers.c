@@ -327,6 +327,59 @@ static inline int shim_novia(void)
 #define SHAPE_SPAWN(name, cls, ret, params, args, deny, callee)                       \
 	CHECKED(name, ret, params, args, shim_begin_spawn(SYM_##name), deny, callee)
 
+/*
+ * vfork: the child runs on its parent's stack until it execs or exits. A C
+ * wrapper that called vfork would return twice from one frame, and the
+ * child's next call would overwrite that frame under the suspended parent.
+ * So on x86-64 the decision is a call that returns before vfork, and vfork
+ * itself is reached by a jump: when it returns (twice), it returns straight
+ * to the program, nothing of the shim's left on the stack. Shells (dash),
+ * gcc's driver and Python's subprocess vfork for every program they run;
+ * a fork in its place copies their page tables each time (2 ms a command
+ * for dash here). Elsewhere vfork is carried out by fork.
+ */
+#if defined(__x86_64__) && defined(__ELF__)
+/* libc's vfork, or NULL (errno set) when the policy refuses subprocesses. */
+__attribute__((used)) void *shim_vfork_target(void);
+void *shim_vfork_target(void)
+{
+	if (shim_begin_spawn(SYM_vfork) == SHIM_DENY)
+		return NULL;
+	return shim_real(SYM_vfork);
+}
+
+#ifdef __CET__
+#define VFORK_ENDBR "	endbr64\n"
+#else
+#define VFORK_ENDBR ""
+#endif
+
+/* On entry the stack is 8 off 16-byte alignment (the return address):
+ * 8 more for the call, given back before the jump. */
+#define SHAPE_VFORK(name, cls, ret, params, args)                                     \
+	__asm__(".text\n"                                                              \
+		".globl " #name "\n"                                                   \
+		".type " #name ", @function\n"                                         \
+		#name ":\n"                                                            \
+		"	.cfi_startproc\n"                                              \
+		VFORK_ENDBR                                                          \
+		"	subq $8, %rsp\n"                                               \
+		"	.cfi_adjust_cfa_offset 8\n"                                    \
+		"	call shim_vfork_target\n"                                      \
+		"	addq $8, %rsp\n"                                               \
+		"	.cfi_adjust_cfa_offset -8\n"                                   \
+		"	testq %rax, %rax\n"                                            \
+		"	jz 1f\n"                                                       \
+		"	jmp *%rax\n"                                                   \
+		"1:	movl $-1, %eax\n"                                              \
+		"	ret\n"                                                         \
+		"	.cfi_endproc\n"                                                \
+		".size " #name ", .-" #name "\n");
+#else
+#define SHAPE_VFORK(name, cls, ret, params, args)                                     \
+	CHECKED(name, ret, params, args, shim_begin_spawn(SYM_##name), -1, fork)
+#endif
+
 #define SYM(name, shape, cls, ret, params, args, ...) \
 	SHAPE_##shape(name, cls, ret, params, args, ##__VA_ARGS__)
 #include "syms.def"

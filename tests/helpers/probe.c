@@ -78,7 +78,12 @@
  *   fork SYMBOL ARG...     the child runs "probe SYMBOL ARG..." in-process
  *                          (under the forked shim), the parent waits
  *                                                          [exit status]
- *   vfork PROG ARG...      the child execv()s PROG         [exit status]
+ *   vfork PROG ARG...      the child execv()s PROG; a line "copied" comes
+ *                          first if its memory was not its parent's (a
+ *                          vfork carried out by fork)      [exit status]
+ *   vfork -C DIR NAME      the child chdir()s to DIR and mkdir()s NAME (0755)
+ *                          there, through libc, then _exit()s: 0, or the
+ *                          errno as a number               [exit status]
  *   system CMD                                             [exit status]
  *   popen CMD              (its output copied to stdout)   [exit status]
  *
@@ -884,15 +889,26 @@ static _Noreturn void run_spawn(char **a, int n)
 		wait_child(pid);
 	}
 	if (is("vfork")) {
+		static volatile sig_atomic_t borrowed;
+		bool in_dir = strcmp(a[0], "-C") == 0;
 		char **v = argv_from(a, n);
+		if (in_dir && n != 3)
+			usage("vfork -C DIR NAME");
+		borrowed = 0;
 		pid = vfork();
 		if (pid < 0)
 			err(errno);
 		if (pid == 0) {
-			/* vfork(2): the child may only exec or _exit */
+			/* vfork(2): the child may only exec or _exit; it does
+			 * what shells and Python's subprocess do before that */
+			borrowed = 1;
+			if (in_dir)
+				_exit(chdir(a[1]) == 0 && mkdir(a[2], 0755) == 0 ? 0 : errno);
 			execv(v[0], v);
 			_exit(127);
 		}
+		if (!borrowed)
+			puts("copied");
 		wait_child(pid);
 	}
 	if (is("system")) {

@@ -113,6 +113,13 @@
  *   sys-kill PID SIG         raw kill
  *   sys-ptrace PID           raw ptrace(PTRACE_ATTACH) (detached at once if it worked)
  *   tiocsti                  a new pty (/dev/ptmx); raw ioctl(TIOCSTI) on its slave
+ *   vfork-exec PATH N PROG ARG...
+ *                            libc vfork; the child closes every descriptor above 2
+ *                            (raw close_range, as Python's subprocess does), tries
+ *                            a libc open(PATH, O_WRONLY|O_CREAT) ("-": none) and
+ *                            execv()s the next N words (PROG and its arguments,
+ *                            N >= 1); the operations after them are the
+ *                            parent's. RET: the child's exit status
  *   fork PATH                libc fork; the child creates PATH (raw) and exits 0;
  *                            RET: the child's exit status
  *   sys-fork PATH            the same with raw fork
@@ -699,6 +706,24 @@ static struct outcome chmod_flood(const char *path, long threads, long n, bool l
 	return o;
 }
 
+/* vfork-exec: the child's part, in a frame of its own (vfork returns twice). */
+static __attribute__((noinline)) pid_t vfork_exec(const char *path, char **v)
+{
+	pid_t pid = vfork();
+
+	if (pid == 0) {
+		syscall(SYS_close_range, 3, ~0U, 0);
+		if (path) {
+			int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+			if (fd >= 0)
+				close(fd);
+		}
+		execv(v[0], v);
+		_exit(127);
+	}
+	return pid;
+}
+
 /* --- main --------------------------------------------------------------------- */
 
 static const struct {
@@ -720,7 +745,7 @@ static const struct {
 	{ "tiocsti", 0 }, { "fork", 1 }, { "sys-fork", 1 }, { "thread", 0 },
 	{ "spawn-tree", 2 }, { "trap-term", 1 }, { "sleep", 1 }, { "raise", 1 }, { "exit", 1 },
 	{ "env", 0 }, { "setenv", 2 }, { "unsetenv", 1 }, { "shim-loaded", 0 },
-	{ "execv", -1 }, { "sys-execve", -1 },
+	{ "execv", -1 }, { "sys-execve", -1 }, { "vfork-exec", -2 },
 };
 
 int main(int argc, char **argv)
@@ -739,6 +764,28 @@ int main(int argc, char **argv)
 				break;
 		if (t == sizeof(table) / sizeof(table[0]))
 			usage("unknown operation");
+		if (table[t].args == -2) {
+			/* vfork-exec PATH N PROG ARG...: N words of the child's. */
+			char *end = NULL, **v;
+			long n = i + 2 < argc ? strtol(argv[i + 2], &end, 10) : 0;
+			long pid;
+			int st = 0;
+			if (i + 2 >= argc || *end || n < 1 || n > argc - i - 3)
+				usage("vfork-exec PATH N PROG ARG...");
+			v = calloc((size_t)n + 1, sizeof(*v));
+			if (!v)
+				usage("out of memory");
+			memcpy(v, argv + i + 3, (size_t)n * sizeof(*v));
+			a[0] = expand(argv[i + 1], arg[0], sizeof(arg[0]));
+			i += 3 + (int)n;
+			STEP(&o, "vfork", pid = vfork_exec(strcmp(a[0], "-") ? a[0] : NULL, v));
+			STEP(&o, "waitpid", waitpid((pid_t)pid, &st, 0));
+			if (o.ret >= 0)
+				o.ret = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+			free(v);
+			report(op, o.ret, o.err, o.step);
+			continue;
+		}
 		if (table[t].args < 0) {
 			/* execv, sys-execve: the rest of the command line. */
 			char *const *rest = argv + i + 1;

@@ -1214,6 +1214,58 @@ Test(policy, log_file_receives_json_refusal, .init = setup, .fini = teardown, .t
 	cr_expect_not(strstr(R.err, "cordon: deny"), "the refusal went to stderr too:\n%s", R.err);
 }
 
+/* Python's subprocess vforks, and its child closes every descriptor before
+ * the exec (the policy memfd, the log pipe, the tally's socket among them)
+ * in its parent's memory; this one is also refused a write before the exec.
+ * The child gets a policy of its own and is confined, and the parent still
+ * logs to the log file and is still counted. */
+Test(policy, vfork_child_closing_descriptors_leaves_parent_as_it_was, .init = setup,
+     .fini = teardown, .timeout = 30)
+{
+	run(ARGS("--log-file", tp("log"), "--summary", tp("summary.json")),
+	    ARGS(ops_dyn, "vfork-exec", "outside/vfork", "8", ops_dyn, "write", "root/child", "c", "write",
+		 "outside/canary", "x", "shim-loaded", "write", "outside/new", "y", "write",
+		 "root/parent", "p"));
+	expect_exit(0);
+	EXPECT(OK("write"), NO("write", EACCES), OK("shim-loaded"), VAL("vfork-exec", 0),
+	       NO("write", EACCES), OK("write"));
+	cr_expect(exists("root/child") && exists("root/parent"));
+	const char *log = content("log");
+	cr_assert_not_null(log, "no log file");
+	cr_expect(strstr(log, fmt("deny create %s ", tp("outside/new"))),
+		  "the parent's refusal is not in the log file:\n%s\nstderr:\n%s", log, R.err);
+	cr_expect_not(strstr(R.err, fmt("deny create %s ", tp("outside/new"))),
+		      "the parent's refusal went to stderr:\n%s", R.err);
+	/* the child lost the pipe: its own lines go to stderr */
+	cr_expect(strstr(R.err, fmt("deny create %s ", tp("outside/vfork"))), "stderr:\n%s",
+		  R.err);
+	cr_expect(strstr(R.err, fmt("deny write %s ", tp("outside/canary"))), "stderr:\n%s",
+		  R.err);
+	cr_expect_not(exists("outside/vfork"));
+	const char *sum = content("summary.json");
+	cr_assert_not_null(sum, "no summary file");
+	cr_expect(strstr(sum, fmt("\"target\":\"%s\"", tp("outside/new"))),
+		  "the parent's refusal was not counted:\n%s", sum);
+	expect_outside_intact();
+}
+
+/* A vfork child that writes beneath a root the parent has not used yet
+ * opens that root's descriptor in its own table: the parent must not take
+ * the number for its own (it is the policy's there, or another root's). */
+Test(policy, vfork_child_write_leaves_parent_descriptors_alone, .init = setup,
+     .fini = teardown, .timeout = 30)
+{
+	cr_assert_eq(mkdir(tp("root2"), 0755), 0);
+	run(ARGS("--write", tp("root2")),
+	    ARGS(ops_dyn, "vfork-exec", "root/vf", "1", "/bin/true", "write", "root2/a", "a",
+		 "write", "root/b", "b"));
+	expect_exit(0);
+	EXPECT(VAL("vfork-exec", 0), OK("write"), OK("write"));
+	cr_expect(exists("root/vf") && exists("root2/a") && exists("root/b"));
+	cr_expect_not(exists("root2/b"), "the parent wrote root/b into root2");
+	expect_outside_intact();
+}
+
 /* log-format short: verdict, operation, target, program, why, and the fix;
  * no pid, call or roots. */
 Test(policy, log_short_form, .init = setup, .fini = teardown, .timeout = 30)

@@ -463,6 +463,15 @@ static const struct probe_case cases[] = {
 	N("fork", ARGS(MARK), ENV(SUB_NO), CHECK("absent @R/marker")),
 	Y("vfork", ARGS("@P", MARK), ENV(SUB_YES), .out = "ok\nok 0", CHECK("reg @R/marker 0600")),
 	N("vfork", ARGS("@P", MARK), ENV(SUB_NO), CHECK("absent @R/marker")),
+	/* vfork stays vfork (no "copied" above), and its child, which borrows
+	 * the parent's memory, must not leave its working directory in the
+	 * parent's cache: it moves and makes a relative call (mkdir of the
+	 * existing d: EEXIST, 17, no change), then the parent writes relative
+	 * to its own directory */
+	Y("vfork", CMD(PRIME("@R"), "vfork", "-C", "@O", "d", "--", "creat", "new", "0600"),
+	  .out = "ok\nerr EEXIST\nok 17\nok", CHECK("reg @R/new 0600")),
+	N("vfork", CMD(PRIME("@O"), "vfork", "-C", "@R", "d", "--", "creat", "f", "0600"),
+	  .out = "ok\nerr EEXIST\nok 17\nerr EACCES", .deny_call = "creat", .deny = "@O/f"),
 	Y("system", ARGS("@P creat @R/marker 0600"), ENV(SUB_YES), .out = "ok\nok 0",
 	  CHECK("reg @R/marker 0600")),
 	N("system", ARGS("@P creat @R/marker 0600"), ENV(SUB_NO), CHECK("absent @R/marker")),
