@@ -34,6 +34,16 @@
 #define LANDLOCK_RESTRICT_SELF_LOG_NEW_EXEC_ON (1U << 1)
 #endif
 
+/* seccomp user notifications: waking the supervisor on the caller's CPU
+ * (include/uapi/linux/seccomp.h, Linux 6.6). */
+#include <linux/seccomp.h>
+#ifndef SECCOMP_IOCTL_NOTIF_SET_FLAGS
+#define SECCOMP_IOCTL_NOTIF_SET_FLAGS SECCOMP_IOW(4, uint64_t)
+#endif
+#ifndef SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP
+#define SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP (1UL << 0)
+#endif
+
 /* The structures as of ABI 6, under our own names so that a header that
  * has some of them does not clash. */
 struct cordon_ruleset_attr {

@@ -112,6 +112,8 @@
  * Processes:
  *   sys-kill PID SIG         raw kill
  *   sys-ptrace PID           raw ptrace(PTRACE_ATTACH) (detached at once if it worked)
+ *   sys-capdrop N            capability N (a number, linux/capability.h) taken out of
+ *                            the effective set (raw capget + capset); uid unchanged
  *   tiocsti                  a new pty (/dev/ptmx); raw ioctl(TIOCSTI) on its slave
  *   vfork-exec PATH N PROG ARG...
  *                            libc vfork; the child closes every descriptor above 2
@@ -149,6 +151,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <linux/capability.h>
 #include <linux/io_uring.h>
 #include <netinet/in.h>
 #include <pthread.h>
@@ -742,6 +745,7 @@ static const struct {
 	{ "connect", 2 }, { "sys-connect", 2 }, { "uring-connect", 2 },
 	{ "sys-udp", 3 }, { "sys-abstract", 1 }, { "sys-unix", 2 }, { "sys-unix-dgram", 1 },
 	{ "sys-read", 1 }, { "read", 1 }, { "sys-kill", 2 }, { "sys-ptrace", 1 },
+	{ "sys-capdrop", 1 },
 	{ "tiocsti", 0 }, { "fork", 1 }, { "sys-fork", 1 }, { "thread", 0 },
 	{ "spawn-tree", 2 }, { "trap-term", 1 }, { "sleep", 1 }, { "raise", 1 }, { "exit", 1 },
 	{ "env", 0 }, { "setenv", 2 }, { "unsetenv", 1 }, { "shim-loaded", 0 },
@@ -1048,6 +1052,14 @@ int main(int argc, char **argv)
 				syscall(SYS_close, s);
 		} else if (strcmp(op, "sys-kill") == 0) {
 			STEP(&o, "kill", syscall(SYS_kill, num(a[0]), num(a[1])));
+		} else if (strcmp(op, "sys-capdrop") == 0) {
+			struct __user_cap_header_struct hdr = { _LINUX_CAPABILITY_VERSION_3, 0 };
+			struct __user_cap_data_struct caps[2];
+			unsigned n = (unsigned)strtoul(a[0], NULL, 10);
+			STEP(&o, "capget", syscall(SYS_capget, &hdr, caps));
+			if (n < 64)
+				caps[n / 32].effective &= ~(1U << (n % 32));
+			STEP(&o, "capset", syscall(SYS_capset, &hdr, caps));
 		} else if (strcmp(op, "sys-ptrace") == 0) {
 			long r = -1;
 			STEP(&o, "ptrace", r = syscall(SYS_ptrace, PTRACE_ATTACH, num(a[0]), NULL, NULL));

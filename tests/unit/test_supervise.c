@@ -863,6 +863,45 @@ Test(creds, unprivileged_program_has_only_its_rights, .init = setup, .fini = tea
 	expect_canary_intact();
 }
 
+/* A program that keeps uid 0 but gives up a capability acts without it:
+ * the supervisor, which has it, must not lend it. One run for each, so
+ * that the call lacks that capability alone (with those cordon took:
+ * CAP_SYS_ADMIN and others): CAP_SYS_ADMIN for a trusted.* xattr,
+ * CAP_CHOWN for chown, CAP_FOWNER for chmod of another user's file. */
+Test(creds, root_program_without_a_capability_is_refused_what_it_needs, .init = setup,
+     .fini = teardown, .timeout = TIMEOUT)
+{
+	static const struct {
+		const char *cap, *call, *args[3];
+	} cases[] = {
+		{ "21", "sys-setxattr", { "root/theirs", "trusted.cordon", "x" } },
+		{ "0", "sys-chown", { "root/theirs", "0", "0" } },
+		{ "3", "sys-chmod", { "root/theirs", "600", NULL } },
+	};
+
+	if (geteuid() != 0)
+		SKIP("the credential tests need root");
+	need_seccomp();
+	put_file("root/theirs", "t", 0644);
+	cr_assert_eq(chown(tp("root/theirs"), 1234, 1234), 0);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const char *const *prog = ARGS(ops_static, "sys-capdrop", cases[i].cap,
+					       cases[i].call, cases[i].args[0], cases[i].args[1],
+					       cases[i].args[2]);
+		/* Control: the kernel's answer. */
+		run_bare(prog);
+		EXPECT(OK("sys-capdrop"), NO(cases[i].call, EPERM));
+		run(prog);
+		expect_exit(0);
+		EXPECT(OK("sys-capdrop"), NO(cases[i].call, EPERM));
+	}
+	struct stat t = st_of("root/theirs");
+	cr_expect(t.st_uid == 1234 && t.st_gid == 1234 && (t.st_mode & 07777) == 0644,
+		  "root/theirs %d:%d %04o", (int)t.st_uid, (int)t.st_gid, t.st_mode & 07777);
+	cr_expect_str_eq(xattr_of("root/theirs", "trusted.cordon"), "(none)");
+	expect_canary_intact();
+}
+
 Test(creds, path_looked_up_with_program_rights, .init = setup, .fini = teardown,
      .timeout = TIMEOUT)
 {
