@@ -906,9 +906,12 @@ int supervise_one(int listener, const struct policy *pol, struct supervise_event
 		q.a[i] = uid;
 		q.a[i + 1] = gid;
 	}
-	/* req.pid is the calling thread; its descriptors are its process's. */
-	pidfd = (int)syscall(SYS_pidfd_open, c.tgid, 0);
-	if (pidfd < 0) {
+	/* req.pid is the calling thread; its descriptors are its process's,
+	 * taken through a pidfd when the call names one (opened before the
+	 * check below, so that it is this process's). */
+	if (q.dirfd == AT_FDCWD || (!q.empty_path && q.path[0] == '/')) {
+		pidfd = -1;
+	} else if ((pidfd = (int)syscall(SYS_pidfd_open, c.tgid, 0)) < 0) {
 		r = -ESRCH;
 		goto reply;
 	}

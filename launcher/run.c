@@ -1248,7 +1248,7 @@ int cmd_run(struct policy *pol, char **argv, const char *tmpdir, struct tally *k
 		if (fds[3].revents)
 			relay(&out[1]);
 		struct signalfd_siginfo si;
-		while (read(sfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
+		while (fds[0].revents && read(sfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
 			if (si.ssi_signo == SIGCHLD) {
 				pid_t w;
 				int st;
