@@ -12,7 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <stdint.h>
-#include <sys/mman.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -154,29 +153,4 @@ int addr_parse(const char *s, size_t n, struct sockaddr_storage *ss, socklen_t *
 		return -3;
 	}
 	return 0;
-}
-
-/*
- * The policy parser nests deep (do_include, policy_parse_buffer, add_path,
- * path_resolve: a dozen PATH_MAX buffers at once), and the stack pages it
- * reaches were faulted in one by one: one madvise maps them all, which
- * took `cordon run` from 126 page faults to 112 and `cordon explain` from
- * 2.64 to 2.57 ms here (a fault costs ~10 µs on these VMs; mapping a page
- * ahead, 0.5 µs). The kernel makes the stack's mapping 128 KiB larger
- * than the arguments at exec, so the range stays inside it; where the call
- * is unknown (before Linux 5.14) or the range is not all mapped, it fails
- * and nothing changes.
- */
-void stack_prefault(const void *top, size_t bytes)
-{
-#ifdef MADV_POPULATE_WRITE
-	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
-	uintptr_t end = (uintptr_t)top & ~(page - 1);
-
-	if (end > bytes)
-		(void)madvise((void *)(end - bytes), bytes, MADV_POPULATE_WRITE);
-#else
-	(void)top;
-	(void)bytes;
-#endif
 }

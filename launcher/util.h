@@ -34,11 +34,6 @@ __attribute__((format(printf, 3, 4))) int errf(char *err, size_t size, const cha
 int addr_parse(const char *s, size_t n, struct sockaddr_storage *ss, socklen_t *len,
 	       unsigned long *port);
 
-/* Map in one call the @bytes of stack below @top (main's argv: the top of
- * the initial stack) that a command will touch, where the kernel can
- * (Linux 5.14's MADV_POPULATE_WRITE); elsewhere nothing. */
-void stack_prefault(const void *top, size_t bytes);
-
 /* @argv as a shell would take it back ('quoted' where needed), cut with
  * "..." to fit @size. */
 void shell_join(char *const *argv, char *buf, size_t size);
