@@ -357,7 +357,7 @@ void *shim_vfork_target(void)
 /* On entry the stack is 8 off 16-byte alignment (the return address):
  * 8 more for the call, given back before the jump. */
 #define SHAPE_VFORK(name, cls, ret, params, args)                                     \
-	__asm__(".text\n"                                                              \
+	__asm__(".pushsection .text\n"                                                \
 		".globl " #name "\n"                                                   \
 		".type " #name ", @function\n"                                         \
 		#name ":\n"                                                            \
@@ -374,7 +374,8 @@ void *shim_vfork_target(void)
 		"1:	movl $-1, %eax\n"                                              \
 		"	ret\n"                                                         \
 		"	.cfi_endproc\n"                                                \
-		".size " #name ", .-" #name "\n");
+		".size " #name ", .-" #name "\n"                                        \
+		".popsection\n");
 #else
 #define SHAPE_VFORK(name, cls, ret, params, args)                                     \
 	CHECKED(name, ret, params, args, shim_begin_spawn(SYM_##name), -1, fork)
