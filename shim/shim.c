@@ -530,14 +530,18 @@ static atomic_flag handing_on = ATOMIC_FLAG_INIT;
 static const char *hand_on_policy(char env_out[40])
 {
 	const char *own = NULL;
-	bool log_ok, ok;
+	bool log_ok, ok, child;
 	int e = errno;
 
 	if (!policy_text)
 		return NULL;
-	/* Another thread is at it (or was, in the parent we were forked
-	 * from): go on; at worst this exec repeats the check. */
-	if (atomic_flag_test_and_set(&handing_on))
+	/* A vfork child touches nothing shared, so needs no turn: its
+	 * descriptors are not its parent's, and another child's check (or
+	 * the parent's) says nothing of them. The parent's threads share
+	 * one table: if another is at it (or was, in the parent we were
+	 * forked from), go on; at worst this exec repeats the check. */
+	child = not_owner();
+	if (!child && atomic_flag_test_and_set(&handing_on))
 		return NULL;
 	log_ok = log_fd_handed < 0 || same_file(log_fd_handed, log_dev, log_ino);
 	ok = same_file(policy_fd, policy_dev, policy_ino) && log_ok;
@@ -546,7 +550,6 @@ static const char *hand_on_policy(char env_out[40])
 		const char *skip = log_ok ? NULL : strstr(policy_text, "\nlog-file ");
 		size_t first = skip ? (size_t)(skip - policy_text) + 1 : policy_len;
 		const char *rest = skip ? strchr(skip + 1, '\n') : NULL;
-		bool child = not_owner();
 		struct stat st;
 		if (fd >= 0 &&
 		    syscall(SYS_write, fd, policy_text, first) == (long)first &&
@@ -576,7 +579,8 @@ static const char *hand_on_policy(char env_out[40])
 			syscall(SYS_close, fd);
 		}
 	}
-	atomic_flag_clear(&handing_on);
+	if (!child)
+		atomic_flag_clear(&handing_on);
 	errno = e;
 	return own;
 }

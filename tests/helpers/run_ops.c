@@ -122,6 +122,11 @@
  *                            execv()s the next N words (PROG and its arguments,
  *                            N >= 1); the operations after them are the
  *                            parent's. RET: the child's exit status
+ *   vfork-threads T N DIR    T threads at once, each N times: libc vfork, the child
+ *                            closes every descriptor above 2 and execv()s this
+ *                            program (/proc/self/exe) to create DIR/T-I through
+ *                            libc ("write"); RET: how many children did not
+ *                            exit 0
  *   fork PATH                libc fork; the child creates PATH (raw) and exits 0;
  *                            RET: the child's exit status
  *   sys-fork PATH            the same with raw fork
@@ -727,6 +732,30 @@ static __attribute__((noinline)) pid_t vfork_exec(const char *path, char **v)
 	return pid;
 }
 
+/* vfork-threads: each thread's share. */
+struct vfork_share {
+	pthread_t th;
+	int t, n, failed;
+	const char *dir;
+	char self[PATH_MAX];
+};
+
+static void *vfork_thread(void *arg)
+{
+	struct vfork_share *v = arg;
+
+	for (int i = 0; i < v->n; i++) {
+		char path[PATH_MAX];
+		snprintf(path, sizeof(path), "%s/%d-%d", v->dir, v->t, i);
+		char *argv[] = { v->self, "write", path, "x", NULL };
+		int st = 0;
+		pid_t pid = vfork_exec(NULL, argv);
+		if (pid < 0 || waitpid(pid, &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st))
+			v->failed++;
+	}
+	return NULL;
+}
+
 /* --- main --------------------------------------------------------------------- */
 
 static const struct {
@@ -745,7 +774,7 @@ static const struct {
 	{ "connect", 2 }, { "sys-connect", 2 }, { "uring-connect", 2 },
 	{ "sys-udp", 3 }, { "sys-abstract", 1 }, { "sys-unix", 2 }, { "sys-unix-dgram", 1 },
 	{ "sys-read", 1 }, { "read", 1 }, { "sys-kill", 2 }, { "sys-ptrace", 1 },
-	{ "sys-capdrop", 1 },
+	{ "sys-capdrop", 1 }, { "vfork-threads", 3 },
 	{ "tiocsti", 0 }, { "fork", 1 }, { "sys-fork", 1 }, { "thread", 0 },
 	{ "spawn-tree", 2 }, { "trap-term", 1 }, { "sleep", 1 }, { "raise", 1 }, { "exit", 1 },
 	{ "env", 0 }, { "setenv", 2 }, { "unsetenv", 1 }, { "shim-loaded", 0 },
@@ -1052,6 +1081,26 @@ int main(int argc, char **argv)
 				syscall(SYS_close, s);
 		} else if (strcmp(op, "sys-kill") == 0) {
 			STEP(&o, "kill", syscall(SYS_kill, num(a[0]), num(a[1])));
+		} else if (strcmp(op, "vfork-threads") == 0) {
+			int nt = atoi(a[0]), n = atoi(a[1]);
+			struct vfork_share *v = calloc((size_t)(nt > 0 ? nt : 1), sizeof(*v));
+			ssize_t len = readlink("/proc/self/exe", v ? v[0].self : info, PATH_MAX - 1);
+			if (!v || nt < 1 || n < 1 || len <= 0)
+				usage("vfork-threads T N DIR");
+			v[0].self[len] = '\0';
+			for (int k = 0; k < nt; k++) {
+				memcpy(v[k].self, v[0].self, (size_t)len + 1);
+				v[k].t = k;
+				v[k].n = n;
+				v[k].dir = a[2];
+				if (pthread_create(&v[k].th, NULL, vfork_thread, &v[k]))
+					usage("pthread_create");
+			}
+			for (int k = 0; k < nt; k++) {
+				pthread_join(v[k].th, NULL);
+				o.ret += v[k].failed;
+			}
+			free(v);
 		} else if (strcmp(op, "sys-capdrop") == 0) {
 			struct __user_cap_header_struct hdr = { _LINUX_CAPABILITY_VERSION_3, 0 };
 			struct __user_cap_data_struct caps[2];

@@ -1266,6 +1266,24 @@ Test(policy, vfork_child_write_leaves_parent_descriptors_alone, .init = setup,
 	expect_outside_intact();
 }
 
+/* Threads that vfork at once, each child closing every descriptor before
+ * its exec (Python's subprocess from a thread pool): every child gets a
+ * policy of its own, none runs under a policy it could not read. */
+Test(policy, vfork_children_of_threads_each_get_the_policy, .init = setup, .fini = teardown,
+     .timeout = 60)
+{
+	cr_assert_eq(mkdir(tp("root/s"), 0755), 0);
+	run(NULL, ARGS(ops_dyn, "vfork-threads", "4", "100", "root/s", "count", "root/s"));
+	expect_exit(0);
+	/* the children's own 400 "write" lines come first */
+	cr_expect(strstr(R.out, "\nvfork-threads 0 0\ncount 400 0 root/s\n"),
+		  "children failed:\n%.2000s\nstderr:\n%.2000s", R.out + (strlen(R.out) > 2000 ?
+									 strlen(R.out) - 2000 : 0),
+		  R.err);
+	cr_expect_not(strstr(R.err, "could not be read"), "a child lost its policy:\n%.2000s", R.err);
+	expect_outside_intact();
+}
+
 /* log-format short: verdict, operation, target, program, why, and the fix;
  * no pid, call or roots. */
 Test(policy, log_short_form, .init = setup, .fini = teardown, .timeout = 30)
