@@ -972,7 +972,9 @@ static void forget_root_fd(struct pathset_entry *e, int fd)
 {
 	int expected = fd;
 
-	if (!not_owner() && __atomic_compare_exchange_n(&e->fd, &expected, -1, false, __ATOMIC_ACQ_REL,
+	if (not_owner())
+		return;
+	if (__atomic_compare_exchange_n(&e->fd, &expected, -1, false, __ATOMIC_ACQ_REL,
 					__ATOMIC_ACQUIRE))
 		atomic_fetch_sub(&root_fds_open, 1);
 }
