@@ -127,6 +127,100 @@ struct fixture_run_result {
 	char out[1 << 16], err[1 << 16];
 };
 
+#ifdef FIXTURE_TREE
+#include <signal.h>
+#include <time.h>
+
+static inline double fixture_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/*
+ * Start @argv in $T: stdin /dev/null, stdout and stderr to $T/stdout and
+ * $T/stderr; the environment ours, TMPDIR=$T/tmp, then @env (NAME=VALUE,
+ * overriding), and under the sanitizer build ASan's options unless @env
+ * gives them. @child, when not NULL, runs in the child before the exec
+ * with @arg (nonzero: the child exits 120). *@started: when it started.
+ */
+static inline pid_t fixture_spawn(const char *const *argv, const char *const *env,
+				  int (*child)(int), int arg, double *started)
+{
+	const char *envp[512], *first = getenv("CORDON_PRELOAD_FIRST");
+	bool asan = first && *first, asan_given = false;
+	size_t e = 0;
+	char tmpdir[PATH_MAX + 8];
+
+	snprintf(tmpdir, sizeof(tmpdir), "TMPDIR=%s", tp("tmp"));
+	for (size_t i = 0; env && env[i]; i++)
+		asan_given = asan_given || strncmp(env[i], "ASAN_OPTIONS=", 13) == 0;
+	for (char **v = environ; *v && e < 400; v++) {
+		size_t nl = strcspn(*v, "=");
+		bool overridden = strncmp(*v, "TMPDIR=", 7) == 0 ||
+				  (asan && strncmp(*v, "ASAN_OPTIONS=", 13) == 0);
+		for (size_t i = 0; env && env[i]; i++)
+			overridden = overridden || strncmp(*v, env[i], nl + 1) == 0;
+		if (!overridden)
+			envp[e++] = *v;
+	}
+	envp[e++] = tmpdir;
+	if (asan && !asan_given)
+		envp[e++] = "ASAN_OPTIONS=verify_asan_link_order=0:detect_leaks=0";
+	for (size_t i = 0; env && env[i]; i++) {
+		cr_assert_lt(e, 510);
+		envp[e++] = env[i];
+	}
+	envp[e] = NULL;
+
+	int out = open(tp("stdout"), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	int err = open(tp("stderr"), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	cr_assert(out >= 0 && err >= 0, "create %s: %s", tp("stdout"), strerror(errno));
+	fflush(NULL);
+	*started = fixture_now();
+	pid_t pid = fork();
+	cr_assert_geq(pid, 0, "fork: %s", strerror(errno));
+	if (pid == 0) {
+		int null = open("/dev/null", O_RDONLY);
+		if (null < 0 || dup2(null, 0) < 0 || dup2(out, 1) < 0 || dup2(err, 2) < 0 ||
+		    chdir(T) < 0 || (child && child(arg) < 0))
+			_exit(120);
+		execve(argv[0], (char *const *)argv, (char *const *)envp);
+		_exit(121);
+	}
+	close(out);
+	close(err);
+	return pid;
+}
+
+/* Wait for @pid, started at @started (killed after @guard seconds: a
+ * failure); its status, time and output into @r. */
+static inline void fixture_finish(pid_t pid, double started, int guard,
+				  struct fixture_run_result *r)
+{
+	int st = 0;
+	pid_t w;
+
+	while ((w = waitpid(pid, &st, WNOHANG)) == 0 && fixture_now() - started < guard)
+		usleep(5 * 1000);
+	if (w == 0) {
+		kill(pid, SIGKILL);
+		waitpid(pid, &st, 0);
+	}
+	cr_assert(w == pid || w == 0, "waitpid: %s", strerror(errno));
+	r->raw = st;
+	r->seconds = fixture_now() - started;
+	if (fixture_slurp(tp("stdout"), r->out, sizeof(r->out)) < 0)
+		r->out[0] = '\0';
+	if (fixture_slurp(tp("stderr"), r->err, sizeof(r->err)) < 0)
+		r->err[0] = '\0';
+	cr_assert_neq(w, 0, "still running after %d s, killed\nstdout:\n%s\nstderr:\n%.4000s",
+		      guard, r->out, r->err);
+}
+#endif /* FIXTURE_TREE */
+
 #define ANY_RET LONG_MIN  /* RET: any value >= 0 (a descriptor) */
 #define ANY_ERRNO -1      /* errno: not checked */
 

@@ -264,8 +264,10 @@ enum fake {
 	FAKE_USER,            /* cordon started as uid and gid 1234, no groups */
 };
 
-static int apply_fake(enum fake fake)
+/* In the child before cordon's exec (fixture_spawn): @arg, an enum fake. */
+static int apply_fake(int arg)
 {
+	enum fake fake = (enum fake)arg;
 	scmp_filter_ctx ctx;
 	int rc = 0;
 
@@ -311,86 +313,18 @@ static struct fixture_run_result R;
 		return cr_make_param_array(size_t, idx_, sizeof(idx_) / sizeof(idx_[0])); \
 	} while (0)
 
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 static double started;
 
-/* Start @argv in $T with stdout and stderr to $T/stdout and $T/stderr, the
- * environment ours plus TMPDIR=$T/tmp plus @env (NAME=VALUE, overriding). */
+/* Start @argv in $T (fixture_spawn), faking what @fake says. */
 static pid_t spawn(const char *const *argv, const char *const *env, enum fake fake)
 {
-	const char *envp[512], *first = getenv("CORDON_PRELOAD_FIRST");
-	bool asan = first && *first, asan_given = false;
-	size_t e = 0;
-	char tmpdir[PATH_MAX + 8];
-
-	snprintf(tmpdir, sizeof(tmpdir), "TMPDIR=%s", tp("tmp"));
-	for (size_t i = 0; env && env[i]; i++)
-		asan_given = asan_given || strncmp(env[i], "ASAN_OPTIONS=", 13) == 0;
-	for (char **v = environ; *v && e < 400; v++) {
-		size_t nl = strcspn(*v, "=");
-		bool overridden = strncmp(*v, "TMPDIR=", 7) == 0 ||
-				  (asan && strncmp(*v, "ASAN_OPTIONS=", 13) == 0);
-		for (size_t i = 0; env && env[i]; i++)
-			overridden = overridden || (strncmp(*v, env[i], nl + 1) == 0);
-		if (!overridden)
-			envp[e++] = *v;
-	}
-	envp[e++] = tmpdir;
-	if (asan && !asan_given)
-		envp[e++] = "ASAN_OPTIONS=verify_asan_link_order=0:detect_leaks=0";
-	for (size_t i = 0; env && env[i]; i++) {
-		cr_assert_lt(e, 510);
-		envp[e++] = env[i];
-	}
-	envp[e] = NULL;
-
-	int out = open(tp("stdout"), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	int err = open(tp("stderr"), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	cr_assert(out >= 0 && err >= 0);
-	fflush(NULL);
-	started = now();
-	pid_t pid = fork();
-	cr_assert_geq(pid, 0);
-	if (pid == 0) {
-		int null = open("/dev/null", O_RDONLY);
-		if (null < 0 || dup2(null, 0) < 0 || dup2(out, 1) < 0 || dup2(err, 2) < 0 ||
-		    chdir(T) < 0 || apply_fake(fake) < 0)
-			_exit(120);
-		execve(argv[0], (char *const *)argv, (char *const *)envp);
-		_exit(121);
-	}
-	close(out);
-	close(err);
-	return pid;
+	return fixture_spawn(argv, env, apply_fake, (int)fake, &started);
 }
 
 /* Wait for @pid (killed after GUARD_SECONDS: a failure); R holds the rest. */
 static void finish(pid_t pid)
 {
-	int st = 0;
-	pid_t w;
-
-	while ((w = waitpid(pid, &st, WNOHANG)) == 0 && now() - started < GUARD_SECONDS)
-		usleep(5 * 1000);
-	if (w == 0) {
-		kill(pid, SIGKILL);
-		waitpid(pid, &st, 0);
-	}
-	cr_assert(w == pid || w == 0, "waitpid: %s", strerror(errno));
-	R.raw = st;
-	R.seconds = now() - started;
-	const char *o = content("stdout"), *e = content("stderr");
-	snprintf(R.out, sizeof(R.out), "%s", o ? o : "");
-	snprintf(R.err, sizeof(R.err), "%s", e ? e : "");
-	cr_assert_neq(w, 0, "still running after %d s, killed\nstdout:\n%s\nstderr:\n%s",
-		      GUARD_SECONDS, R.out, R.err);
+	fixture_finish(pid, started, GUARD_SECONDS, &R);
 }
 
 /* argv for `cordon CMD --policy $T/policy OPTS... -- PROG...` (PROG may be NULL). */

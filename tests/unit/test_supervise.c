@@ -260,75 +260,14 @@ static struct fixture_run_result R;
 
 #define ARGS(...) ((const char *const[]){ __VA_ARGS__, NULL })
 
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 /* Run @argv in $T to its end (killed after @guard seconds: a failure),
- * stdout and stderr to $T/stdout and $T/stderr and then into R; the
- * environment ours plus TMPDIR=$T/tmp plus @env (NAME=VALUE). */
+ * its output into R (fixture_spawn, fixture_finish). */
 static void exec_guarded(const char *const *argv, const char *const *env, int guard)
 {
-	const char *envp[512], *first = getenv("CORDON_PRELOAD_FIRST");
-	bool asan = first && *first;
-	size_t e = 0;
-	char tmpdir[PATH_MAX + 8];
+	double started;
+	pid_t pid = fixture_spawn(argv, env, NULL, 0, &started);
 
-	snprintf(tmpdir, sizeof(tmpdir), "TMPDIR=%s", tp("tmp"));
-	for (char **v = environ; *v && e < 400; v++) {
-		size_t nl = strcspn(*v, "=");
-		bool overridden = strncmp(*v, "TMPDIR=", 7) == 0 ||
-				  (asan && strncmp(*v, "ASAN_OPTIONS=", 13) == 0);
-		for (size_t i = 0; env && env[i]; i++)
-			overridden = overridden || strncmp(*v, env[i], nl + 1) == 0;
-		if (!overridden)
-			envp[e++] = *v;
-	}
-	envp[e++] = tmpdir;
-	if (asan)
-		envp[e++] = "ASAN_OPTIONS=verify_asan_link_order=0:detect_leaks=0";
-	for (size_t i = 0; env && env[i]; i++) {
-		cr_assert_lt(e, 510);
-		envp[e++] = env[i];
-	}
-	envp[e] = NULL;
-
-	int out = open(tp("stdout"), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	int err = open(tp("stderr"), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	cr_assert(out >= 0 && err >= 0);
-	fflush(NULL);
-	double started = now();
-	pid_t pid = fork(), w;
-	cr_assert_geq(pid, 0);
-	if (pid == 0) {
-		int null = open("/dev/null", O_RDONLY);
-		if (null < 0 || dup2(null, 0) < 0 || dup2(out, 1) < 0 || dup2(err, 2) < 0 ||
-		    chdir(T) < 0)
-			_exit(120);
-		execve(argv[0], (char *const *)argv, (char *const *)envp);
-		_exit(121);
-	}
-	close(out);
-	close(err);
-
-	int st = 0;
-	while ((w = waitpid(pid, &st, WNOHANG)) == 0 && now() - started < guard)
-		usleep(5 * 1000);
-	if (w == 0) {
-		kill(pid, SIGKILL);
-		waitpid(pid, &st, 0);
-	}
-	R.raw = st;
-	R.seconds = now() - started;
-	const char *o = content("stdout"), *x = content("stderr");
-	snprintf(R.out, sizeof(R.out), "%s", o ? o : "");
-	snprintf(R.err, sizeof(R.err), "%s", x ? x : "");
-	cr_assert_neq(w, 0, "still running after %d s, killed\nstdout:\n%s\nstderr:\n%.4000s",
-		      guard, R.out, R.err);
+	fixture_finish(pid, started, guard, &R);
 }
 
 /* cordon run --policy $T/p.policy -- PROG..., to the end. */
