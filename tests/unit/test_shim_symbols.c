@@ -160,6 +160,13 @@ struct probe_case {
  * mkdir of the existing d: EEXIST, no change) */
 #define PRIME(dir) "chdir", dir, "--", "mkdir", "d", "0755", "--"
 #define WALK_FTW "FTW_CHDIR|FTW_PHYS"  /* root/ has no depth 2: one inner call */
+/* probe's line when its vfork child did not share its memory: the shim
+ * keeps vfork on x86-64 only (shim/wrappers.c) */
+#if defined(__x86_64__)
+#define COPIED ""
+#else
+#define COPIED "copied\n"
+#endif
 
 static const struct probe_case cases[] = {
 	/* --- opens -------------------------------------------------------- */
@@ -461,17 +468,19 @@ static const struct probe_case cases[] = {
 	  .deny_call = "creat"),
 	Y("fork", ARGS(MARK), ENV(SUB_YES), .out = "ok\nok 0", CHECK("reg @R/marker 0600")),
 	N("fork", ARGS(MARK), ENV(SUB_NO), CHECK("absent @R/marker")),
-	Y("vfork", ARGS("@P", MARK), ENV(SUB_YES), .out = "ok\nok 0", CHECK("reg @R/marker 0600")),
+	Y("vfork", ARGS("@P", MARK), ENV(SUB_YES), .out = "ok\n" COPIED "ok 0",
+	  CHECK("reg @R/marker 0600")),
 	N("vfork", ARGS("@P", MARK), ENV(SUB_NO), CHECK("absent @R/marker")),
-	/* vfork stays vfork (no "copied" above), and its child, which borrows
-	 * the parent's memory, must not leave its working directory in the
-	 * parent's cache: it moves and makes a relative call (mkdir of the
-	 * existing d: EEXIST, 17, no change), then the parent writes relative
-	 * to its own directory */
+	/* vfork stays vfork (no "copied" above, where the shim can), and its
+	 * child, which borrows the parent's memory, must not leave its working
+	 * directory in the parent's cache: it moves and makes a relative call
+	 * (mkdir of the existing d: EEXIST, 17, no change), then the parent
+	 * writes relative to its own directory */
 	Y("vfork", CMD(PRIME("@R"), "vfork", "-C", "@O", "d", "--", "creat", "new", "0600"),
-	  .out = "ok\nerr EEXIST\nok 17\nok", CHECK("reg @R/new 0600")),
+	  .out = "ok\nerr EEXIST\n" COPIED "ok 17\nok", CHECK("reg @R/new 0600")),
 	N("vfork", CMD(PRIME("@O"), "vfork", "-C", "@R", "d", "--", "creat", "f", "0600"),
-	  .out = "ok\nerr EEXIST\nok 17\nerr EACCES", .deny_call = "creat", .deny = "@O/f"),
+	  .out = "ok\nerr EEXIST\n" COPIED "ok 17\nerr EACCES", .deny_call = "creat",
+	  .deny = "@O/f"),
 	Y("system", ARGS("@P creat @R/marker 0600"), ENV(SUB_YES), .out = "ok\nok 0",
 	  CHECK("reg @R/marker 0600")),
 	N("system", ARGS("@P creat @R/marker 0600"), ENV(SUB_NO), CHECK("absent @R/marker")),
