@@ -521,11 +521,19 @@ static int read_request(pid_t pid, const struct seccomp_data *d, struct request 
  * (reaching into another process takes them): a duplicate of the
  * program's directory descriptor, its working directory, or AT_FDCWD for
  * an absolute path. For the descriptor forms this is the object itself. */
+/* Whether @q's object is found from a descriptor of the program's (the
+ * object itself, or the directory of a relative path), not from / or its
+ * working directory. */
+static bool from_descriptor(const struct request *q)
+{
+	return q->dirfd != AT_FDCWD && (q->empty_path || q->path[0] != '/');
+}
+
 static int open_base(int pidfd, pid_t pid, const struct request *q)
 {
 	if (!q->empty_path && q->path[0] == '/')
 		return AT_FDCWD;
-	if (q->dirfd != AT_FDCWD) {
+	if (from_descriptor(q)) {
 		int fd = (int)syscall(SYS_pidfd_getfd, pidfd, q->dirfd, 0);
 		return fd >= 0 ? fd : errno == ESRCH ? -ESRCH : -EBADF;
 	}
@@ -909,9 +917,7 @@ int supervise_one(int listener, const struct policy *pol, struct supervise_event
 	/* req.pid is the calling thread; its descriptors are its process's,
 	 * taken through a pidfd when the call names one (opened before the
 	 * check below, so that it is this process's). */
-	if (q.dirfd == AT_FDCWD || (!q.empty_path && q.path[0] == '/')) {
-		pidfd = -1;
-	} else if ((pidfd = (int)syscall(SYS_pidfd_open, c.tgid, 0)) < 0) {
+	if (from_descriptor(&q) && (pidfd = (int)syscall(SYS_pidfd_open, c.tgid, 0)) < 0) {
 		r = -ESRCH;
 		goto reply;
 	}

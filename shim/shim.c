@@ -171,8 +171,10 @@ static struct {
  * A vfork child shares the cache with its parent but not the working
  * directory: once it changes directory, the cache is not its own (it never
  * reads it, even refilled by the parent's other threads meanwhile) and it
- * never fills it. The flag lives in the vforking thread's slot, which the
- * child borrows; that thread, resumed, clears it at its next getcwd.
+ * never fills it. So a thread that changed directory reads the cache again
+ * only once its own getcwd has shown it is the cache's process (one getpid
+ * then, none in chdir). The flag lives in the vforking thread's slot, which
+ * the child borrows; that thread, resumed, clears it at its next getcwd.
  */
 static __thread TLS_IE bool cwd_not_mine;
 
@@ -188,8 +190,7 @@ void shim_cwd_changed(bool untrusted)
 {
 	unsigned s = atomic_load(&cwd_cache.seq);
 
-	if (not_owner())
-		cwd_not_mine = true;
+	cwd_not_mine = true;
 	if (untrusted)
 		atomic_store(&cwd_cache.untrusted, true);
 	/* Become the writer, or let the writer at work finish: it bumps the
