@@ -307,6 +307,42 @@ static int open_pidfd(pid_t tid, const struct creds *c)
 	return (int)syscall(SYS_pidfd_open, full.tgid, 0);
 }
 
+/*
+ * A pidfd of thread @tid's process, kept for the next calls: a program
+ * makes most of its calls from one thread, and pidfd_open+close costs 6 us
+ * here, a liveness check 1. A pidfd stays tied to the thread it was opened
+ * for: one whose thread is gone (its number maybe taken by another) fails
+ * the check and is opened again. Taken before SECCOMP_IOCTL_NOTIF_ID_VALID,
+ * like a new one, so that it is the caller's. Not to be closed.
+ */
+#define PIDFDS_KEPT 8
+static struct {
+	pid_t tid;
+	int fd;    /* + 1: 0 is an empty slot */
+} pidfds[PIDFDS_KEPT];
+static unsigned pidfds_next;
+
+static int thread_pidfd(pid_t tid, const struct creds *c)
+{
+	for (unsigned i = 0; i < PIDFDS_KEPT; i++) {
+		if (!pidfds[i].fd || pidfds[i].tid != tid)
+			continue;
+		if (syscall(SYS_pidfd_send_signal, pidfds[i].fd - 1, 0, NULL, 0) == 0)
+			return pidfds[i].fd - 1;
+		close(pidfds[i].fd - 1);
+		pidfds[i].fd = 0;
+	}
+	int fd = open_pidfd(tid, c);
+	if (fd < 0)
+		return fd;
+	unsigned slot = pidfds_next++ % PIDFDS_KEPT;
+	if (pidfds[slot].fd)
+		close(pidfds[slot].fd - 1);
+	pidfds[slot].tid = tid;
+	pidfds[slot].fd = fd + 1;
+	return fd;
+}
+
 /* An id of the program's user namespace in ours (chown's arguments), by
  * /proc/PID/{uid,gid}_map; -1 (unchanged) stays -1. -EINVAL if unmapped,
  * as the kernel says. */
@@ -833,24 +869,15 @@ static int supervise_connect(int listener, const struct seccomp_notif *req, bool
 		return r;
 	if ((r = self_known()))
 		return r;
-	/* A descriptor of the calling thread is enough to reach its
-	 * process's descriptors (Linux 6.9); before, the thread group's, read
-	 * from /proc with the credentials, which only a path needs. */
-	bool have_creds = false;
-	pidfd = (int)syscall(SYS_pidfd_open, pid, PIDFD_THREAD);
-	if (pidfd < 0 && errno == EINVAL) {
-		if ((r = read_creds(pid, &j.creds)))
-			return r;
-		have_creds = true;
-		pidfd = (int)syscall(SYS_pidfd_open, j.creds.tgid, 0);
-	}
-	if (pidfd < 0)
+	/* A descriptor of the calling thread reaches its process's
+	 * descriptors (thread_pidfd: Linux 6.9, the thread group's before). */
+	const struct creds unknown = { 0 };
+	if ((pidfd = thread_pidfd(pid, &unknown)) < 0)
 		return -ESRCH;
 	j.sock = (int)syscall(SYS_pidfd_getfd, pidfd, (int)fd, 0);
 	/* EPERM: a program that made itself undumpable, under a cordon that
 	 * may not trace it (not root): its connects fail (threat-model.md). */
 	r = j.sock < 0 ? (errno == ESRCH || errno == EPERM ? -errno : -EBADF) : 0;
-	close(pidfd);
 	if (r)
 		return r;
 	if (getsockopt(j.sock, SOL_SOCKET, SO_DOMAIN, &domain, &optlen) < 0 ||
@@ -881,7 +908,7 @@ static int supervise_connect(int listener, const struct seccomp_notif *req, bool
 			goto out;
 		}
 		if ((r = program_view(path, sizeof(path), pid)) ||
-		    (!have_creds && (r = creds_of(pid, CAPS_FILE, &j.creds))))
+		    (r = creds_of(pid, CAPS_FILE, &j.creds)))
 			goto out;
 		int base = AT_FDCWD;
 		if (path[0] != '/') {
@@ -986,7 +1013,7 @@ int supervise_one(int listener, const struct policy *pol, struct supervise_event
 	/* req.pid is the calling thread; its descriptors are its process's,
 	 * taken through a pidfd when the call names one (opened before the
 	 * check below, so that it is this process's). */
-	if (from_descriptor(&q) && (pidfd = open_pidfd((pid_t)req.pid, &c)) < 0) {
+	if (from_descriptor(&q) && (pidfd = thread_pidfd((pid_t)req.pid, &c)) < 0) {
 		r = -ESRCH;
 		goto reply;
 	}
@@ -1058,8 +1085,6 @@ reply:
 	creds_restore();
 	if (obj >= 0)
 		close(obj);
-	if (pidfd >= 0)
-		close(pidfd);
 	return (r = reply(listener, req.id, r)) < 0 ? r : 1;
 }
 
