@@ -291,12 +291,14 @@ static int creds_of(pid_t tid, uint64_t relevant, struct creds *c)
 	return read_creds(tid, c);
 }
 
-/* A pidfd of the process of thread @tid, whose credentials are @c. */
-static int open_pidfd(pid_t tid, const struct creds *c)
+/* A pidfd of the process of thread @tid, whose credentials are @c;
+ * *@thread says whether it is the thread's own (Linux 6.9). */
+static int open_pidfd(pid_t tid, const struct creds *c, bool *thread)
 {
 	int fd = (int)syscall(SYS_pidfd_open, tid, PIDFD_THREAD);
 	struct creds full;
 
+	*thread = fd >= 0;
 	if (fd >= 0 || errno != EINVAL)
 		return fd;
 	/* Before Linux 6.9: the thread group's, which needs its id. */
@@ -310,10 +312,12 @@ static int open_pidfd(pid_t tid, const struct creds *c)
 /*
  * A pidfd of thread @tid's process, kept for the next calls: a program
  * makes most of its calls from one thread, and pidfd_open+close costs 6 us
- * here, a liveness check 1. A pidfd stays tied to the thread it was opened
- * for: one whose thread is gone (its number maybe taken by another) fails
- * the check and is opened again. Taken before SECCOMP_IOCTL_NOTIF_ID_VALID,
- * like a new one, so that it is the caller's. Not to be closed.
+ * here, a liveness check 1. Only a thread's own pidfd is kept (Linux 6.9):
+ * it stays tied to that thread, so one whose thread is gone (its number
+ * maybe taken by a thread of another process) fails the check and is
+ * opened again; a process's pidfd would pass it for the wrong process.
+ * Taken before SECCOMP_IOCTL_NOTIF_ID_VALID, like a new one, so that it is
+ * the caller's. Returns -1 on failure; *@owned: the caller closes it.
  */
 #define PIDFDS_KEPT 8
 static struct {
@@ -322,8 +326,11 @@ static struct {
 } pidfds[PIDFDS_KEPT];
 static unsigned pidfds_next;
 
-static int thread_pidfd(pid_t tid, const struct creds *c)
+static int thread_pidfd(pid_t tid, const struct creds *c, bool *owned)
 {
+	bool thread;
+
+	*owned = false;
 	for (unsigned i = 0; i < PIDFDS_KEPT; i++) {
 		if (!pidfds[i].fd || pidfds[i].tid != tid)
 			continue;
@@ -332,9 +339,11 @@ static int thread_pidfd(pid_t tid, const struct creds *c)
 		close(pidfds[i].fd - 1);
 		pidfds[i].fd = 0;
 	}
-	int fd = open_pidfd(tid, c);
-	if (fd < 0)
+	int fd = open_pidfd(tid, c, &thread);
+	if (fd < 0 || !thread) {
+		*owned = fd >= 0;
 		return fd;
+	}
 	unsigned slot = pidfds_next++ % PIDFDS_KEPT;
 	if (pidfds[slot].fd)
 		close(pidfds[slot].fd - 1);
@@ -872,12 +881,15 @@ static int supervise_connect(int listener, const struct seccomp_notif *req, bool
 	/* A descriptor of the calling thread reaches its process's
 	 * descriptors (thread_pidfd: Linux 6.9, the thread group's before). */
 	const struct creds unknown = { 0 };
-	if ((pidfd = thread_pidfd(pid, &unknown)) < 0)
+	bool owned;
+	if ((pidfd = thread_pidfd(pid, &unknown, &owned)) < 0)
 		return -ESRCH;
 	j.sock = (int)syscall(SYS_pidfd_getfd, pidfd, (int)fd, 0);
 	/* EPERM: a program that made itself undumpable, under a cordon that
 	 * may not trace it (not root): its connects fail (threat-model.md). */
 	r = j.sock < 0 ? (errno == ESRCH || errno == EPERM ? -errno : -EBADF) : 0;
+	if (owned)
+		close(pidfd);
 	if (r)
 		return r;
 	if (getsockopt(j.sock, SOL_SOCKET, SO_DOMAIN, &domain, &optlen) < 0 ||
@@ -969,6 +981,7 @@ int supervise_one(int listener, const struct policy *pol, struct supervise_event
 	struct seccomp_notif req;
 	struct request q;
 	int r, pidfd = -1, obj = -1;
+	bool pidfd_owned = false;
 
 	memset(&req, 0, sizeof(req));
 	ev->refused = false;
@@ -1013,7 +1026,7 @@ int supervise_one(int listener, const struct policy *pol, struct supervise_event
 	/* req.pid is the calling thread; its descriptors are its process's,
 	 * taken through a pidfd when the call names one (opened before the
 	 * check below, so that it is this process's). */
-	if (from_descriptor(&q) && (pidfd = thread_pidfd((pid_t)req.pid, &c)) < 0) {
+	if (from_descriptor(&q) && (pidfd = thread_pidfd((pid_t)req.pid, &c, &pidfd_owned)) < 0) {
 		r = -ESRCH;
 		goto reply;
 	}
@@ -1085,6 +1098,8 @@ reply:
 	creds_restore();
 	if (obj >= 0)
 		close(obj);
+	if (pidfd_owned)
+		close(pidfd);
 	return (r = reply(listener, req.id, r)) < 0 ? r : 1;
 }
 
