@@ -151,11 +151,7 @@ static int peek_string(pid_t pid, uint64_t addr, char *buf, size_t max, int tool
 	return -toolong;
 }
 
-/* Whether the program may enter user namespaces of its own (userns yes):
- * set by supervise_one from the policy. */
-static bool may_unshare = true;
-
-/* The program's credentials, from /proc/PID/status. */
+/* The program's credentials: from /proc/PID/status, or as cordon's (creds_of). */
 struct creds {
 	pid_t tgid;
 	uid_t fsuid;
@@ -200,7 +196,8 @@ static bool same_inode(const struct stat *a, const struct stat *b)
 	return a->st_dev == b->st_dev && a->st_ino == b->st_ino;
 }
 
-static int read_creds(pid_t pid, struct creds *c)
+/* @unshare: the policy lets the program make user namespaces (userns yes). */
+static int read_creds(pid_t pid, bool unshare, struct creds *c)
 {
 	char path[64], buf[4096];
 	c->as_self = false;
@@ -243,7 +240,7 @@ static int read_creds(pid_t pid, struct creds *c)
 	 * the program's in its own: in a user namespace of its own (userns
 	 * yes) they give it nothing over our files. With userns no the
 	 * filter refuses every way into one (see creds_of). */
-	if (!may_unshare) {
+	if (!unshare) {
 		c->own_userns = false;
 		return 0;
 	}
@@ -261,6 +258,14 @@ static uint64_t self_eff(void)
 	return (uint64_t)self.caps[1].effective << 32 | self.caps[0].effective;
 }
 
+/* Of @relevant, the capabilities that can change a call's outcome for a
+ * program whose effective set is @eff: with CAP_DAC_OVERRIDE,
+ * CAP_DAC_READ_SEARCH grants nothing more to a lookup or an O_PATH open. */
+static uint64_t caps_that_matter(uint64_t relevant, uint64_t eff)
+{
+	return eff & CAP(CAP_DAC_OVERRIDE) ? relevant & ~CAP(CAP_DAC_READ_SEARCH) : relevant;
+}
+
 /*
  * The credentials of thread @tid that a call whose outcome depends on
  * @relevant capabilities needs. A thread that has every one of them that
@@ -270,25 +275,21 @@ static uint64_t self_eff(void)
  * it. That takes one capget (1.6 us here) instead of /proc/PID/status
  * (12.5 us); tgid is then left 0 (open_pidfd finds the process).
  */
-static int creds_of(pid_t tid, uint64_t relevant, struct creds *c)
+static int creds_of(pid_t tid, uint64_t relevant, bool unshare, struct creds *c)
 {
 	struct __user_cap_header_struct hdr = { _LINUX_CAPABILITY_VERSION_3, tid };
 	struct __user_cap_data_struct d[2];
 
-	if (!may_unshare && syscall(SYS_capget, &hdr, d) == 0) {
+	if (!unshare && syscall(SYS_capget, &hdr, d) == 0) {
 		uint64_t eff = (uint64_t)d[1].effective << 32 | d[0].effective;
-		/* With CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH grants nothing
-		 * more to a lookup or an O_PATH open (creds_assume). */
-		if (eff & CAP(CAP_DAC_OVERRIDE))
-			relevant &= ~CAP(CAP_DAC_READ_SEARCH);
-		if ((self_eff() & relevant & ~eff) == 0) {
+		if ((self_eff() & caps_that_matter(relevant, eff) & ~eff) == 0) {
 			memset(c, 0, sizeof(*c));
 			c->cap_eff = eff;
 			c->as_self = true;
 			return 0;
 		}
 	}
-	return read_creds(tid, c);
+	return read_creds(tid, unshare, c);
 }
 
 /* A pidfd of the process of thread @tid, whose credentials are @c;
@@ -304,7 +305,7 @@ static int open_pidfd(pid_t tid, const struct creds *c, bool *thread)
 	/* Before Linux 6.9: the thread group's, which needs its id. */
 	if (c->tgid)
 		return (int)syscall(SYS_pidfd_open, c->tgid, 0);
-	if (read_creds(tid, &full))
+	if (read_creds(tid, false, &full))  /* for its Tgid only */
 		return -1;
 	return (int)syscall(SYS_pidfd_open, full.tgid, 0);
 }
@@ -404,12 +405,8 @@ static int creds_assume(const struct creds *c, uint64_t relevant)
 	bool same_groups = self.ngroups == c->ngroups &&
 			   memcmp(self.groups, c->groups, (size_t)c->ngroups * sizeof(gid_t)) == 0;
 
-	/* With CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH grants nothing more
-	 * to a lookup or an O_PATH open. */
-	if (c->cap_eff & CAP(CAP_DAC_OVERRIDE))
-		relevant &= ~CAP(CAP_DAC_READ_SEARCH);
 	if (c->fsuid == self.euid && c->fsgid == self.egid && same_groups &&
-	    (eff & ~c->cap_eff & relevant) == 0)
+	    (eff & ~c->cap_eff & caps_that_matter(relevant, c->cap_eff)) == 0)
 		return 0;  /* the same identity: nothing to assume */
 	creds_changed = true;
 	if (syscall(SYS_setgroups, (size_t)c->ngroups, c->groups) < 0)
@@ -855,7 +852,6 @@ static int supervise_connect(int listener, const struct seccomp_notif *req, bool
 	socklen_t optlen = sizeof(int);
 
 	ev->op = "connect";
-	may_unshare = pol->userns.value;
 	if (indirect) {
 		uint32_t a[3];
 		if ((r = peek(pid, req->data.args[1], a, sizeof(a))))
@@ -920,7 +916,7 @@ static int supervise_connect(int listener, const struct seccomp_notif *req, bool
 			goto out;
 		}
 		if ((r = program_view(path, sizeof(path), pid)) ||
-		    (r = creds_of(pid, CAPS_FILE, &j.creds)))
+		    (r = creds_of(pid, CAPS_FILE, pol->userns.value, &j.creds)))
 			goto out;
 		int base = AT_FDCWD;
 		if (path[0] != '/') {
@@ -1010,10 +1006,9 @@ int supervise_one(int listener, const struct policy *pol, struct supervise_event
 	const uint64_t relevant = q.call->kind == M_SETXATTR || q.call->kind == M_RMXATTR
 					  ? CAPS_ALL
 					  : CAPS_FILE;
-	may_unshare = pol->userns.value;
 	if ((r = self_known()) ||
 	    (r = read_request((pid_t)req.pid, &req.data, &q, xvalue, sizeof(xvalue))) ||
-	    (r = creds_of((pid_t)req.pid, relevant, &c)))
+	    (r = creds_of((pid_t)req.pid, relevant, pol->userns.value, &c)))
 		goto reply;
 	if (q.call->kind == M_CHOWN && c.own_userns) {
 		int i = q.call->dirfd >= 0 && q.call->path >= 0 ? 2 : 1;
