@@ -25,11 +25,11 @@
 #include <limits.h>
 #include <linux/audit.h>
 #include <linux/netlink.h>
-#include <seccomp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <unistd.h>
 
 #include "jail.h"
@@ -267,10 +267,10 @@ int kaudit_read(int fd, const struct policy *pol, int child, struct supervise_ev
 				st.exe[0] = '\0';
 			if (field(rec, len, "syscall", v, sizeof(v))) {
 				/* Numbered as on the native architecture. */
-				char *name = seccomp_syscall_resolve_num_arch(SCMP_ARCH_NATIVE,
-									      atoi(v));
+				int nr = atoi(v);
+				const char *name = nr >= 0 && (size_t)nr < n_native_syscall_names
+							   ? native_syscall_names[nr] : NULL;
 				snprintf(st.call, sizeof(st.call), "%.31s", name ? name : "?");
-				free(name);
 			}
 			break;
 		case AUDIT_EOE:

@@ -14,6 +14,7 @@
 #include <stdbool.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "../shim/policy.h"
@@ -73,6 +74,24 @@ struct seccomp_compiled {
 	unsigned short len;
 };
 extern const struct seccomp_compiled seccomp_compiled[SECCOMP_SHAPES];
+
+/* The system calls the filter sends to the supervisor, by number as
+ * seccomp reports them (the ABI's AUDIT_ARCH_ and its number; x32's calls
+ * come as x86-64's with the x32 bit and are not listed), and the index of
+ * their name in supervised_calls(), or SUPERVISED_SOCKETCALL (i386's
+ * socketcall, a connect when its first argument is SYS_CONNECT). And the
+ * names of the native ABI's calls, by number (NULL in the gaps). Both are
+ * libseccomp's, compiled at build time with the filters. */
+struct supervised_nr {
+	uint32_t arch;
+	uint32_t nr;
+	uint16_t call;
+};
+#define SUPERVISED_SOCKETCALL 0xffffu
+extern const struct supervised_nr supervised_nrs[];
+extern const size_t n_supervised_nrs;
+extern const char *const native_syscall_names[];
+extern const size_t n_native_syscall_names;
 
 /* The system calls the supervisor answers (supervise.c), by libseccomp
  * name: up to @max into @names; returns how many. */

@@ -34,7 +34,6 @@
 #include <linux/net.h>
 #include <linux/seccomp.h>
 #include <pthread.h>
-#include <seccomp.h>
 #include <signal.h>
 #include <stddef.h>
 #include <stdbool.h>
@@ -518,18 +517,19 @@ static int read_times(pid_t pid, const struct seccomp_data *d, struct request *q
 	return 0;
 }
 
+/* The call @d is, by its ABI and number (supervised_nrs, libseccomp's
+ * numbering compiled at build time). */
 static const struct meta_call *find_call(const struct seccomp_data *d)
 {
-	char *name = seccomp_syscall_resolve_num_arch(d->arch, d->nr);
-	const struct meta_call *c = NULL;
-
-	for (size_t i = 0; name && i < sizeof(calls) / sizeof(calls[0]); i++)
-		if (strcmp(calls[i].name, name) == 0)
-			c = &calls[i];
-	if (name && strcmp(name, "socketcall") == 0 && d->args[0] == SYS_CONNECT)
-		c = &socketcall_connect;
-	free(name);
-	return c;
+	for (size_t i = 0; i < n_supervised_nrs; i++) {
+		const struct supervised_nr *s = &supervised_nrs[i];
+		if (s->arch != d->arch || s->nr != (uint32_t)d->nr)
+			continue;
+		if (s->call == SUPERVISED_SOCKETCALL)
+			return d->args[0] == SYS_CONNECT ? &socketcall_connect : NULL;
+		return s->call < sizeof(calls) / sizeof(calls[0]) ? &calls[s->call] : NULL;
+	}
+	return NULL;
 }
 
 /*

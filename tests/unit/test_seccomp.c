@@ -10,6 +10,7 @@
 #include <criterion/criterion.h>
 #include <errno.h>
 #include <pthread.h>
+#include <seccomp.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -95,6 +96,50 @@ Test(seccomp_compiled, every_shape_equals_what_libseccomp_builds)
 		free(bpf);
 		close(fd);
 		policy_free(&p);
+	}
+}
+
+/* The supervisor finds a call, and the audit reader names one, by number
+ * in tables compiled at build time (cordon does not link libseccomp): they
+ * must say what libseccomp says, number by number, on every ABI the filter
+ * sends from. */
+Test(seccomp_compiled, call_numbers_and_names_equal_libseccomps)
+{
+	const uint32_t abis[] = { SCMP_ARCH_X86_64, SCMP_ARCH_X86 };
+	const char *sup[32];
+	size_t nsup = supervised_calls(sup, 32), seen = 0;
+
+	for (size_t a = 0; a < sizeof(abis) / sizeof(abis[0]); a++) {
+		for (uint32_t nr = 0; nr < 4096; nr++) {
+			char *name = seccomp_syscall_resolve_num_arch(abis[a], (int)nr);
+			const struct supervised_nr *e = NULL;
+			for (size_t i = 0; i < n_supervised_nrs; i++)
+				if (supervised_nrs[i].arch == abis[a] && supervised_nrs[i].nr == nr)
+					e = &supervised_nrs[i];
+			bool want = false;
+			for (size_t i = 0; name && i < nsup; i++)
+				want |= strcmp(sup[i], name) == 0;
+			want |= name && strcmp(name, "socketcall") == 0;
+			cr_expect_eq(e != NULL, want, "ABI %#x, call %u (%s): %s the table", abis[a], nr,
+				     name ? name : "none", e ? "in" : "not in");
+			if (e && name)
+				cr_expect_str_eq(e->call == SUPERVISED_SOCKETCALL ? "socketcall"
+										  : sup[e->call],
+						 name, "ABI %#x, call %u", abis[a], nr);
+			seen += e != NULL;
+			free(name);
+		}
+	}
+	cr_expect_eq(seen, n_supervised_nrs);
+	cr_expect_gt(seen, 40u, "chmod to connect on two ABIs");
+
+	for (int nr = 0; nr < 4096; nr++) {
+		char *name = seccomp_syscall_resolve_num_arch(SCMP_ARCH_NATIVE, nr);
+		const char *ours = (size_t)nr < n_native_syscall_names ? native_syscall_names[nr] : NULL;
+		cr_expect((name == NULL) == (ours == NULL) && (!name || strcmp(name, ours) == 0),
+			  "call %d: libseccomp says %s, the table %s", nr, name ? name : "none",
+			  ours ? ours : "none");
+		free(name);
 	}
 }
 
