@@ -68,6 +68,10 @@
 #ifndef AUDIT_ARCH_I386
 #define AUDIT_ARCH_I386 0x40000003u
 #endif
+#ifndef XATTR_NAME_MAX  /* <linux/limits.h>: glibc's <limits.h> has it, musl's not */
+#define XATTR_NAME_MAX 255
+#define XATTR_SIZE_MAX 65536
+#endif
 
 enum meta { M_CHMOD, M_CHOWN, M_UTIME, M_UTIMES, M_UTIMENS, M_UTIMENS64, M_SETXATTR, M_RMXATTR,
 	    M_CONNECT };

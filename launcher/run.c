@@ -523,6 +523,69 @@ static int recv_fd(int sock)
 	return fd;
 }
 
+/* execve @path; a file the kernel cannot run (ENOEXEC: a script without a
+ * "#!" line) goes to /bin/sh, as POSIX asks of execvp, as glibc's and every
+ * shell do, and musl's (cordon's C library) does not. */
+static void exec_file(const char *path, char **argv, char **envp)
+{
+	size_t argc = 0;
+
+	execve(path, argv, envp);
+	if (errno != ENOEXEC)
+		return;
+	while (argv[argc])
+		argc++;
+	/* Cordon's memory, which the child shares until it execs: cordon is
+	 * suspended and single-threaded meanwhile (spawn_child). */
+	char **sh = malloc((argc + 2) * sizeof(*sh));
+	if (sh) {
+		sh[0] = (char *)"sh";
+		sh[1] = (char *)path;
+		memcpy(sh + 2, argv + 1, argc * sizeof(*sh));  /* argv[1] to its NULL */
+		execve("/bin/sh", sh, envp);
+		free(sh);
+	}
+	errno = ENOEXEC;
+}
+
+/* execvpe(argv[0], argv, envp) with exec_file's fallback: a name without
+ * a slash is looked for in cordon's PATH, as glibc's execvpe does; a file
+ * found but refused (EACCES) is said if nothing later is found. */
+static void exec_program(char **argv, char **envp)
+{
+	const char *file = argv[0], *p = getenv("PATH");
+	bool denied = false;
+
+	if (!*file) {
+		errno = ENOENT;
+		return;
+	}
+	if (strchr(file, '/')) {
+		exec_file(file, argv, envp);
+		return;
+	}
+	if (!p)
+		p = "/bin:/usr/bin";  /* glibc's, when PATH is unset */
+	for (;;) {
+		const char *end = strchrnul(p, ':');
+		char path[PATH_MAX];
+		/* An empty element is the working directory. */
+		int n = snprintf(path, sizeof(path), "%.*s%s%s", (int)(end - p), p,
+				 end > p ? "/" : "", file);
+		if (n >= 0 && (size_t)n < sizeof(path)) {
+			exec_file(path, argv, envp);
+			if (errno == EACCES)
+				denied = true;
+			else if (errno != ENOENT && errno != ENOTDIR && errno != ESTALE)
+				return;  /* found, and failing for a reason of its own */
+		}
+		if (!*end)
+			break;
+		p = end + 1;
+	}
+	errno = denied ? EACCES : ENOENT;
+}
+
 static void child(const struct policy *pol, const struct layers *l, char **argv, char **envp,
 		  const sigset_t *oldmask, int out, int sup, const int stdio[3])
 {
@@ -561,7 +624,7 @@ static void child(const struct policy *pol, const struct layers *l, char **argv,
 			}
 		}
 	}
-	execvpe(argv[0], argv, envp);
+	exec_program(argv, envp);
 	report(out, 2, errno, argv[0]);
 	_exit(errno == ENOENT || errno == ENOTDIR ? EXIT_NOTFOUND : EXIT_NOEXEC);
 }

@@ -193,9 +193,11 @@ size_t log_format_flags(char *buf, size_t size, enum log_flags_kind kind, int fl
 		int acc = flags & O_ACCMODE;
 		puts_(&o, acc == O_WRONLY ? "O_WRONLY" : acc == O_RDWR ? "O_RDWR" : "O_RDONLY");
 		sep = "|";
-		if ((flags & __O_TMPFILE) == __O_TMPFILE) {
+		/* O_TMPFILE includes O_DIRECTORY; its own bit is the rest. */
+		const int tmp_bit = O_TMPFILE & ~O_DIRECTORY;
+		if ((flags & tmp_bit) == tmp_bit) {
 			puts_(&o, "|O_TMPFILE");
-			flags &= ~__O_TMPFILE;
+			flags &= ~tmp_bit;
 		}
 		table = open_bits;
 		n = sizeof(open_bits) / sizeof(open_bits[0]);

@@ -1338,6 +1338,26 @@ Test(supervisor, not_executable_126, .init = setup, .fini = teardown, .timeout =
 	cr_expect_not(exists("root/marker"));
 }
 
+/* A script without a "#!" line is run by /bin/sh, as a shell and glibc's
+ * execvp run it (POSIX): by its path and found in PATH, with its
+ * arguments. */
+Test(supervisor, script_without_interpreter_line_runs_with_sh, .init = setup,
+     .fini = teardown, .timeout = 30)
+{
+	char path_var[PATH_MAX + 16];
+
+	put_file("root/plain-script", "echo \"$0 $1 $2\" > root/marker\n", 0755);
+	run(NULL, ARGS(tp("root/plain-script"), "one", "two"));
+	expect_exit(0);
+	cr_expect_str_eq(content("root/marker"), tp("root/plain-script one two\n"));
+
+	snprintf(path_var, sizeof(path_var), "PATH=/usr/bin:/bin:%s", tp("root"));
+	run_env(NULL, ARGS("plain-script", "three"), (const char *const[]){ path_var, NULL },
+		FAKE_NONE);
+	expect_exit(0);
+	cr_expect_str_eq(content("root/marker"), tp("root/plain-script three \n"));
+}
+
 struct bad {
 	const char *policy_extra;  /* appended to the policy file */
 	const char *option[3];     /* or given on the command line */
