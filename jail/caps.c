@@ -59,7 +59,11 @@ int caps_drop(char *err, size_t errsize)
 	if (geteuid() != 0)
 		return 0;  /* nothing to drop that an unprivileged user holds */
 	for (size_t i = 0; i < sizeof(dropped) / sizeof(dropped[0]); i++) {
-		if (prctl(PR_CAPBSET_DROP, dropped[i], 0, 0, 0) < 0 && errno != EINVAL) {
+		/* EINVAL: a capability this kernel does not have. EPERM without
+		 * CAP_SETPCAP, which is fine for one already out of the set:
+		 * under a cordon run as root (cordon inside cordon). */
+		if (prctl(PR_CAPBSET_DROP, dropped[i], 0, 0, 0) < 0 && errno != EINVAL &&
+		    !(errno == EPERM && prctl(PR_CAPBSET_READ, dropped[i], 0, 0, 0) == 0)) {
 			snprintf(err, errsize, "unable to drop capability %d: %s", dropped[i],
 				 strerror(errno));
 			return -errno;
