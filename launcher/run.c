@@ -208,10 +208,15 @@ static void find_shim(char out[PATH_MAX])
 		    n > 0 ? dir : "cordon's directory", n > 0 ? dir : "it", CORDON_LIBDIR);
 }
 
-/* The compiled policy in a sealed memfd, inherited by the program unless
- * @cloexec (shim no: only the audit's digest reads it). */
-/* @kernel_log: the kernel layer reports what it refuses (kaudit.c), so
- * the shim does not say it again; the first line tells it. */
+/* The compiled policy in a memfd, inherited by the program unless
+ * @cloexec (shim no: only the audit's digest reads it), and sealed by the
+ * child before it execs (policy_seal). Lines starting "#@" come first and
+ * tell the shim how it runs, not what the policy is: @kernel_log, the
+ * kernel layer reports what it refuses (kaudit.c), so the shim does not say
+ * it again; and whether cordon's supervisor answers the program's metadata
+ * calls and connects, which the child alone learns (SUPERVISOR_LINE). */
+#define SUPERVISOR_LINE "#@supervisor no \n"
+#define SUPERVISOR_FLAG 13  /* the offset of "no " in it, "yes" when it does */
 static int policy_memfd(const struct policy *pol, bool cloexec, bool kernel_log)
 {
 	int fd = (int)syscall(SYS_memfd_create, "cordon-policy",
@@ -221,12 +226,21 @@ static int policy_memfd(const struct policy *pol, bool cloexec, bool kernel_log)
 	if (fd < 0)
 		die_errno("unable to create the policy descriptor");
 	f = fdopen(dup(fd), "w");
-	if (!f || (kernel_log && fputs("#@kernel-audit\n", f) < 0) ||
+	if (!f || fputs(SUPERVISOR_LINE, f) < 0 || (kernel_log && fputs("#@kernel-audit\n", f) < 0) ||
 	    policy_serialize(pol, f) < 0 || fclose(f) != 0)
 		die_errno("unable to write the policy descriptor");
-	if (fcntl(fd, F_ADD_SEALS, F_SEAL_WRITE | F_SEAL_GROW | F_SEAL_SHRINK | F_SEAL_SEAL) < 0)
-		die_errno("unable to seal the policy descriptor");
 	return fd_move_high(fd, cloexec);
+}
+
+/* In the child, before exec: the seccomp filter loaded with a listener of
+ * cordon's own (@supervised; none under an outer supervisor, a cordon run
+ * inside cordon run), the shim leaves metadata calls and connects to it
+ * (shim.c's supervised); then the policy is sealed for good. */
+static int policy_seal(int fd, bool supervised)
+{
+	if (supervised && pwrite(fd, "yes", 3, SUPERVISOR_FLAG) != 3)
+		return -1;
+	return fcntl(fd, F_ADD_SEALS, F_SEAL_WRITE | F_SEAL_GROW | F_SEAL_SHRINK | F_SEAL_SEAL);
 }
 
 static bool matches(const struct strlist *l, const char *name)
@@ -587,7 +601,7 @@ static void exec_program(char **argv, char **envp)
 }
 
 static void child(const struct policy *pol, const struct layers *l, char **argv, char **envp,
-		  const sigset_t *oldmask, int out, int sup, const int stdio[3])
+		  const sigset_t *oldmask, int out, int sup, const int stdio[3], int policy_fd)
 {
 	char err[256] = "";
 	int supervise = -1;
@@ -624,6 +638,10 @@ static void child(const struct policy *pol, const struct layers *l, char **argv,
 			}
 		}
 	}
+	if (policy_seal(policy_fd, supervise >= 0) < 0) {
+		report(out, 0, errno, "unable to seal the policy descriptor");
+		_exit(EXIT_CORDON);
+	}
 	exec_program(argv, envp);
 	report(out, 2, errno, argv[0]);
 	_exit(errno == ENOENT || errno == ENOTDIR ? EXIT_NOTFOUND : EXIT_NOEXEC);
@@ -637,6 +655,7 @@ struct child_args {
 	const int *report;  /* the pipe: [0] ours, [1] the child's */
 	const int *sup;     /* the supervisor's socket pair, likewise */
 	const int *stdio;
+	int policy_fd;      /* sealed by the child (policy_seal) */
 };
 
 static int child_main(void *arg)
@@ -645,7 +664,8 @@ static int child_main(void *arg)
 
 	close(a->report[0]);
 	close(a->sup[0]);
-	child(a->pol, a->l, a->argv, a->envp, a->oldmask, a->report[1], a->sup[1], a->stdio);
+	child(a->pol, a->l, a->argv, a->envp, a->oldmask, a->report[1], a->sup[1], a->stdio,
+	      a->policy_fd);
 	return EXIT_CORDON;  /* child() execs or exits */
 }
 
@@ -733,9 +753,17 @@ static void audit_open(const struct policy *pol, int policy_fd, struct audit *a)
 			     O_WRONLY | O_APPEND | O_CREAT | O_NOCTTY | O_CLOEXEC, 0600);
 	if (a->fd < 0)
 		die_errno("unable to open the audit file %s", pol->audit_file.value);
-	/* The digest of what the shim is handed: the compiled policy. */
+	/* The digest of what the shim is handed: the compiled policy, not
+	 * the lines before it about this run (policy_memfd). */
 	while ((n = pread(policy_fd, buf, sizeof(buf), off)) > 0) {
-		for (ssize_t i = 0; i < n; i++)
+		ssize_t i = 0;
+		while (off == 0 && i + 1 < n && buf[i] == '#' && buf[i + 1] == '@') {
+			const char *e = memchr(buf + i, '\n', (size_t)(n - i));
+			if (!e)
+				break;
+			i = e - buf + 1;
+		}
+		for (; i < n; i++)
 			h = (h ^ (unsigned char)buf[i]) * 1099511628211ULL;
 		off += n;
 	}
@@ -1222,7 +1250,7 @@ int cmd_run(struct policy *pol, char **argv, const char *tmpdir, struct tally *k
 	if (socketpair(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0, sup) < 0)
 		die_errno("unable to create the supervisor's socket");
 
-	struct child_args ca = { pol, &l, argv, envp, &old, pipefd, sup, stdio_fd };
+	struct child_args ca = { pol, &l, argv, envp, &old, pipefd, sup, stdio_fd, policy_fd };
 	pid = spawn_child(&ca);
 	close(pipefd[1]);
 	close(sup[1]);

@@ -466,19 +466,64 @@ Test(allowed, descriptor_forms, .init = setup, .fini = teardown, .timeout = TIME
 	expect_canary_intact();
 }
 
+/* The run's log has a line naming the canary, and it ends with [@layer]. */
+static void expect_refused_by(const char *layer)
+{
+	char tag[32];
+	const char *line = strstr(R.err, tp("outside/canary"));
+	const char *eol = line ? strchr(line, '\n') : NULL;
+
+	snprintf(tag, sizeof(tag), "[%s]", layer);
+	cr_expect(line != NULL, "the canary is not named:\n%s", R.err);
+	cr_expect(line && eol && memmem(line, (size_t)(eol - line), tag, strlen(tag)),
+		  "the line naming the canary is not the %s's:\n%s", layer, R.err);
+}
+
 Test(refused, refusal_is_logged, .init = setup, .fini = teardown, .timeout = TIMEOUT)
 {
 	need_seccomp();
 	run(ARGS(ops_static, "sys-chmod", "outside/canary", "777"));
 	expect_exit(0);
 	EXPECT(NO("sys-chmod", EACCES));
-	cr_expect(strstr(R.err, "[supervisor]") != NULL, "no [supervisor] line:\n%s", R.err);
-	cr_expect(strstr(R.err, tp("outside/canary")) != NULL, "the canary is not named:\n%s",
-		  R.err);
-	const char *line = strstr(R.err, tp("outside/canary"));
-	const char *eol = line ? strchr(line, '\n') : NULL;
-	cr_expect(line && eol && memmem(line, (size_t)(eol - line), "[supervisor]", 12),
-		  "the line naming the canary is not the supervisor's:\n%s", R.err);
+	expect_refused_by("supervisor");
+	expect_canary_intact();
+}
+
+/* A dynamic program's metadata calls go past the shim to cordon's supervisor,
+ * which refuses and says so; the canary keeps its mode. */
+Test(refused, dynamic_program_metadata_answered_by_supervisor, .init = setup,
+     .fini = teardown, .timeout = TIMEOUT)
+{
+	const char *chmod_ = need_tool("chmod");
+
+	need_seccomp();
+	run(ARGS(chmod_, "777", "outside/canary"));
+	cr_expect(!exited(0), "chmod outside the root succeeded:\n%s", R.err);
+	expect_refused_by("supervisor");
+	expect_canary_intact();
+}
+
+/* cordon run inside cordon run: the inner cordon gets no supervisor of its
+ * own (the outer one answers metadata calls, with the outer policy), so
+ * its shim keeps deciding them with the inner policy. The outer policy
+ * allows the whole tree; the inner one only root/. */
+Test(refused, inner_policy_decides_under_an_outer_supervisor, .init = setup,
+     .fini = teardown, .timeout = TIMEOUT)
+{
+	const char *chmod_ = need_tool("chmod");
+
+	need_seccomp();
+	put_file("outer.policy",
+		 fmt("write %s\nnet none\nprivate-tmp no\nsubprocess yes\nenv inherit\n"
+		     "mode enforce\nlog deny\nlog-format text\n", T),
+		 0644);
+	exec_guarded(ARGS(cordon_bin, "run", "--policy", tp("outer.policy"), "--", cordon_bin, "run",
+			  "--policy", tp("p.policy"), "--", chmod_, "777", "outside/canary"),
+		     NULL, GUARD_SECONDS);
+	cr_expect(!exited(0), "chmod outside the inner root succeeded:\n%s", R.err);
+	cr_expect(strstr(R.err, "an outer supervisor answers") != NULL,
+		  "the inner cordon had a supervisor of its own (not the case tested):\n%s", R.err);
+	expect_refused_by("shim");
 	expect_canary_intact();
 }
 
