@@ -10,7 +10,9 @@
  * program's memory and the file system are read once: a thread that rewrites
  * the path or swaps a symlink after that changes nothing, because the call
  * acts on the descriptor opened then. The call is never handed back to the
- * kernel to continue (SECCOMP_USER_NOTIF_FLAG_CONTINUE would reread both).
+ * kernel to continue (SECCOMP_USER_NOTIF_FLAG_CONTINUE would reread both);
+ * only chroot is, which comes here to be noted, not decided
+ * (roots_may_differ).
  *
  * Descriptor forms (fchmod, fchown, futimens, fsetxattr) are allowed on a
  * descriptor open for writing (Landlock let that open through, so the file
@@ -74,7 +76,7 @@
 #endif
 
 enum meta { M_CHMOD, M_CHOWN, M_UTIME, M_UTIMES, M_UTIMENS, M_UTIMENS64, M_SETXATTR, M_RMXATTR,
-	    M_CONNECT };
+	    M_CONNECT, M_CHROOT };
 
 /* Where each call keeps its object: the argument of the directory
  * descriptor (-1: none, AT_FDCWD), of the path (-1: the descriptor is the
@@ -110,6 +112,8 @@ static const struct meta_call {
 	/* i386's socketcall(SYS_CONNECT, args) comes too: libseccomp turns a
 	 * rule on connect into one on that as well (find_call). */
 	{ "connect", M_CONNECT, -1, -1, -1, false },
+	/* Only watched: see roots_may_differ. */
+	{ "chroot", M_CHROOT, -1, -1, -1, false },
 };
 
 /* socketcall(SYS_CONNECT): the arguments are three 32-bit words in memory. */
@@ -440,11 +444,22 @@ static void creds_restore(void)
 
 /* Is the program's root directory ours? (a chrooted program's paths would
  * be looked up against the wrong root). */
+/*
+ * Whether some process of the program may have a root other than cordon's:
+ * set for good at the first chroot(2), which the filter sends here for that
+ * alone (pivot_root, setns and mount are refused: chroot is the only way
+ * left to change a root). Until then every root is cordon's, and the look
+ * at /proc/PID/root each supervised call made (4-5 us of ~35) is spared.
+ */
+static bool roots_may_differ;
+
 static bool same_root(pid_t pid)
 {
 	char path[64];
 	struct stat a;
 
+	if (!roots_may_differ)
+		return true;
 	snprintf(path, sizeof(path), "/proc/%d/root", (int)pid);
 	return stat(path, &a) == 0 && same_inode(&a, &self.root);
 }
@@ -516,6 +531,7 @@ static int read_times(pid_t pid, const struct seccomp_data *d, struct request *q
 	case M_SETXATTR:
 	case M_RMXATTR:
 	case M_CONNECT:
+	case M_CHROOT:
 		break;
 	}
 	return 0;
@@ -622,6 +638,7 @@ static int read_request(pid_t pid, const struct seccomp_data *d, struct request 
 	case M_CHMOD:
 	case M_CHOWN:
 	case M_CONNECT:
+	case M_CHROOT:
 		break;
 	}
 	return 0;
@@ -686,7 +703,8 @@ static int perform(int fd, const struct request *q, const void *xvalue)
 		r = removexattr(p, q->xname);
 		break;
 	case M_CONNECT:
-		errno = ENOSYS;  /* supervise_connect's */
+	case M_CHROOT:
+		errno = ENOSYS;  /* supervise_connect's; supervise_one's */
 		break;
 	}
 	return r < 0 ? -errno : 0;
@@ -1000,6 +1018,17 @@ int supervise_one(int listener, const struct policy *pol, struct supervise_event
 	}
 	ev->call = q.call->name;
 	ev->op = "metadata";
+	if (q.call->kind == M_CHROOT) {
+		/* Noted before the chroot is let through (it takes effect
+		 * once answered), and let through: nothing here is decided,
+		 * so SECCOMP_USER_NOTIF_FLAG_CONTINUE decides nothing either. */
+		roots_may_differ = true;
+		struct seccomp_notif_resp resp = { .id = req.id,
+						   .flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE };
+		if (ioctl(listener, SECCOMP_IOCTL_NOTIF_SEND, &resp) < 0 && errno != ENOENT)
+			return -errno;
+		return 0;
+	}
 	if (q.call->kind == M_CONNECT) {
 		r = supervise_connect(listener, &req, q.call == &socketcall_connect, pol, ev);
 		if (r > 0)

@@ -16,6 +16,9 @@
 /* Distinct targets kept; refusals beyond are counted, not listed. */
 #define TALLY_TARGETS_MAX 10000
 
+/* The operations are kept most refused first, then by name: refusals come
+ * from the shims and from the supervisor on two channels, in no order
+ * between them that a summary should show. */
 static void count_op(struct tally *t, const char *op)
 {
 	size_t i;
@@ -30,6 +33,14 @@ static void count_op(struct tally *t, const char *op)
 			snprintf(t->ops[t->n_ops++].name, sizeof(t->ops[0].name), "%s", op);
 	}
 	t->ops[i].count++;
+	while (i > 0 && (t->ops[i].count > t->ops[i - 1].count ||
+			 (t->ops[i].count == t->ops[i - 1].count &&
+			  strcmp(t->ops[i].name, t->ops[i - 1].name) < 0))) {
+		struct tally_op tmp = t->ops[i];
+		t->ops[i] = t->ops[i - 1];
+		t->ops[i - 1] = tmp;
+		i--;
+	}
 }
 
 void tally_add(struct tally *t, const char *verdict, const char *op, const char *target,

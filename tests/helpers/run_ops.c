@@ -39,6 +39,7 @@
  *   sys-mount DIR            raw mount("none", DIR, "tmpfs")
  *   sys-unshare              raw unshare(CLONE_NEWNS|CLONE_NEWUSER)
  *   sys-umount DIR           raw umount2(DIR, MNT_DETACH)
+ *   sys-chroot DIR           raw chroot(DIR), then chdir("/")
  *   count DIR                RET: entries in DIR but . and ..; INFO: DIR
  *   pidfile PATH             write getpid() into PATH (libc)
  *   wait PATH                until PATH exists (raw fstatat, every 10 ms, 20 s
@@ -765,7 +766,7 @@ static const struct {
 	{ "write", 2 }, { "sys-write", 2 }, { "sys-reopen", 2 }, { "rtld-write", 2 },
 	{ "dlopen-write", 2 }, { "uring-write", 2 }, { "sys-truncate", 1 }, { "sys-link", 2 },
 	{ "sys-rename", 2 }, { "sys-symlink", 2 }, { "sys-mount", 1 }, { "sys-unshare", 0 },
-	{ "sys-umount", 1 },
+	{ "sys-umount", 1 }, { "sys-chroot", 1 },
 	{ "count", 1 }, { "pidfile", 1 }, { "wait", 1 }, { "sys-chmod", 2 }, { "sys-fchmodat", 4 },
 	{ "sys-chown", 3 }, { "sys-lchown", 3 }, { "sys-utimens", 2 }, { "sys-setxattr", 3 },
 	{ "sys-removexattr", 2 }, { "chmod-race", 4 }, { "chmod-bytes-race", 3 },
@@ -892,6 +893,8 @@ int main(int argc, char **argv)
 			STEP(&o, "mount", syscall(SYS_mount, "none", a[0], "tmpfs", 0UL, NULL));
 		} else if (strcmp(op, "sys-umount") == 0) {
 			STEP(&o, "umount", syscall(SYS_umount2, a[0], MNT_DETACH));
+		} else if (strcmp(op, "sys-chroot") == 0) {
+			STEP(&o, "chroot", syscall(SYS_chroot, a[0]) < 0 ? -1 : syscall(SYS_chdir, "/"));
 		} else if (strcmp(op, "sys-unshare") == 0) {
 			STEP(&o, "unshare", syscall(SYS_unshare, CLONE_NEWNS | CLONE_NEWUSER));
 		} else if (strcmp(op, "count") == 0) {

@@ -48,6 +48,7 @@
 #define FIXTURE_TREE /* T, tp(), fmt() */
 #define FIXTURE_PROGRAM  /* program() */
 #include "fixture.h"
+#include "../../launcher/tally.h"
 
 #define ARGS(...) ((const char *const[]){ __VA_ARGS__, NULL })
 #define BIG (1 << 18)
@@ -380,6 +381,22 @@ static bool on_path(const char *name, char out[PATH_MAX])
  * the workspace: refused under the default policy; learned as the output
  * directory the build made (a directory the run made and left is its own
  * root); enforced, the build passes again from an empty output directory. */
+/* The run's summary counts refusals by operation, most refused first and
+ * then by name: whichever of the shim and the supervisor reported first. */
+Test(tally, operations_most_refused_first_then_by_name)
+{
+	struct tally t = { 0 };
+	char brief[256];
+
+	tally_add(&t, "deny", "connect", "127.0.0.1:1/tcp", REASON_NET_NONE, NULL, "supervisor");
+	tally_add(&t, "deny", "metadata", "/x", REASON_OUTSIDE_ROOTS, NULL, "supervisor");
+	tally_add(&t, "deny", "create", "/a", REASON_OUTSIDE_ROOTS, NULL, "shim");
+	tally_add(&t, "deny", "create", "/b", REASON_OUTSIDE_ROOTS, NULL, "shim");
+	tally_brief(&t, brief, sizeof(brief));
+	cr_expect_str_eq(brief, "4 calls refused (create 2, connect 1, metadata 1)");
+	tally_free(&t);
+}
+
 Test(learn, make_out_of_tree_build_round_trip, .init = setup, .fini = teardown, .timeout = 120)
 {
 	char out_arg[PATH_MAX + 8], prog[PATH_MAX], line[PATH_MAX + 16];

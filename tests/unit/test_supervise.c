@@ -551,6 +551,34 @@ Test(refused, inner_policy_decides_under_an_outer_supervisor, .init = setup,
 	expect_canary_intact();
 }
 
+/* After a chroot the program's absolute paths name other files than the
+ * supervisor's: its calls are refused (the supervisor is told of every
+ * chroot), and neither file is touched. Here root/cr holds a copy of the
+ * tree's own layout, so $T/root/target names a file inside the root from
+ * either side. Before the chroot, the same call is made. */
+Test(refused, metadata_after_chroot, .init = setup, .fini = teardown, .timeout = TIMEOUT)
+{
+	need_seccomp();
+	if (geteuid() != 0)
+		SKIP("chroot needs CAP_SYS_CHROOT");
+	put_file("root/target", "host", 0644);
+	put_file("root/before", "host", 0644);
+	const char *inner = fmt("root/cr%s/root", T);
+	char cmd[PATH_MAX * 2];
+	snprintf(cmd, sizeof(cmd), "mkdir -p '%s' && printf jail > '%s/target'", tp(inner), tp(inner));
+	cr_assert_eq(system(cmd), 0);
+	cr_assert_eq(chmod(tp(fmt("%s/target", inner)), 0644), 0);
+	run(ARGS(ops_static, "sys-chmod", tp("root/before"), "600", "sys-chroot", tp("root/cr"),
+		 "sys-chmod", tp("root/target"), "600"));
+	expect_exit(0);
+	EXPECT(OK("sys-chmod"), OK("sys-chroot"), NO("sys-chmod", EACCES));
+	cr_expect_eq(st_of("root/before").st_mode & 07777, 0600);
+	cr_expect_eq(st_of("root/target").st_mode & 07777, 0644, "the host's file was changed");
+	cr_expect_eq(st_of(fmt("%s/target", inner)).st_mode & 07777, 0644);
+	cr_expect(strstr(R.err, "changed its root directory") != NULL, "stderr:\n%s", R.err);
+	expect_canary_intact();
+}
+
 /* ==================================================================================== */
 /* Races: what the program changes after the supervisor read it changes nothing.       */
 /* ==================================================================================== */
