@@ -110,7 +110,8 @@ static int build(const struct policy *pol, scmp_filter_ctx *out, char *err, size
 	if ((rc = seccomp_arch_add(ctx, SCMP_ARCH_X32)) < 0 && rc != -EEXIST)
 		goto bad;
 
-	/* The calls Landlock does not see go to the supervisor. A call this
+	/* The calls Landlock does not see go to the supervisor (and chroot,
+	 * which it only notes: supervise.c's roots_may_differ). A call this
 	 * ABI lacks (chown32: i386 only) resolves to libseccomp's pseudo
 	 * number, which it places in the ABIs that have it. */
 	const char *sup[32];
