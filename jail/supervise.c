@@ -679,7 +679,7 @@ static int open_base(int pidfd, pid_t pid, const struct request *q)
  * nothing further. */
 static int perform(int fd, const struct request *q, const void *xvalue)
 {
-	static bool no_fchmodat2;
+	static bool no_fchmodat2, no_empty_utimens;
 	char p[64];
 	int r = -1;
 
@@ -705,7 +705,13 @@ static int perform(int fd, const struct request *q, const void *xvalue)
 	case M_UTIMES:
 	case M_UTIMENS:
 	case M_UTIMENS64:
-		r = utimensat(AT_FDCWD, p, q->ts_null ? NULL : q->ts, 0);
+		/* AT_EMPTY_PATH (Linux 5.8): 1.5 us against 2.8 us. */
+		r = no_empty_utimens ? -1
+				     : utimensat(fd, "", q->ts_null ? NULL : q->ts, AT_EMPTY_PATH);
+		if (r < 0 && (no_empty_utimens || errno == EINVAL)) {
+			no_empty_utimens = true;
+			r = utimensat(AT_FDCWD, p, q->ts_null ? NULL : q->ts, 0);
+		}
 		break;
 	case M_SETXATTR: {
 		int i = q->call->dirfd >= 0 && q->call->path >= 0 ? 2 : 1;
