@@ -1477,7 +1477,7 @@ static bool spell_failed(int err, int dirfd, const char *path)
  * metadata calls and connect. When cordon run has a supervisor of its own,
  * the shim leaves them to it, rather than decide and then act beneath a
  * write root's descriptor that the supervisor must look up in the program
- * again (a chmod: 18.8 times bare through the shim, 16.6 without it). The
+ * again (a chmod: 18.6 times bare through the shim, 16.3 without it). The
  * supervisor decides with the same policy and logs what it refuses; with
  * `log all` the shim still records what it allows.
  */
