@@ -467,6 +467,21 @@ static bool same_root(pid_t pid)
 	return stat(path, &a) == 0 && same_inode(&a, &self.root);
 }
 
+/* The program @pid runs, for a log line, or NULL. */
+static const char *program_exe(pid_t pid)
+{
+	static char exe[PATH_MAX];
+	char link[64];
+	ssize_t n;
+
+	snprintf(link, sizeof(link), "/proc/%d/exe", (int)pid);
+	n = readlink(link, exe, sizeof(exe) - 1);
+	if (n <= 0)
+		return NULL;
+	exe[n] = '\0';
+	return exe;
+}
+
 /* Everything a request needs, read from the program before acting. */
 struct request {
 	const struct meta_call *call;
@@ -1147,6 +1162,10 @@ reply:
 		close(obj);
 	if (pidfd_owned)
 		close(pidfd);
+	/* The program is still stopped in its call: its name is read now for
+	 * the log line, while a short-lived one (chmod(1)) is still there. */
+	if (ev->refused)
+		ev->exe = program_exe((pid_t)req.pid);
 	return (r = reply(listener, req.id, r)) < 0 ? r : 1;
 }
 

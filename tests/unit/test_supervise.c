@@ -487,6 +487,10 @@ Test(refused, refusal_is_logged, .init = setup, .fini = teardown, .timeout = TIM
 	expect_exit(0);
 	EXPECT(NO("sys-chmod", EACCES));
 	expect_refused_by("supervisor");
+	/* The program is named, though it exits at once: read while it
+	 * was still stopped in its call. */
+	cr_expect(strstr(R.err, fmt(" %s: ", ops_static)) != NULL, "the program is not named:\n%s",
+		  R.err);
 	expect_canary_intact();
 }
 
