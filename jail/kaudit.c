@@ -40,18 +40,35 @@
 #define AUDIT_LANDLOCK_DOMAIN 1424
 #endif
 
-/* One denial being put together from its records. */
-static struct {
-	char domain[32];             /* the run's domain, once known */
-	unsigned long serial;        /* the denial's records so far */
+/*
+ * The denials being put together from their records. Every process's
+ * records come to this socket, and two events' records can arrive
+ * interleaved (another program's, or another cordon's, between a denial's
+ * LANDLOCK_ACCESS and its SYSCALL record): so each event is gathered by its
+ * serial, and finished at its EOE record (or, lacking one, when the table
+ * is full or the run's domain is gone).
+ */
+#define EVENTS_OPEN 16
+struct event {
+	unsigned long serial;        /* 0: a free slot */
+	unsigned long age;           /* the oldest is finished first */
 	bool access;                 /* its LANDLOCK_ACCESS was seen */
+	bool ended;                  /* its EOE was seen */
 	char access_domain[32];
 	char blockers[512];
 	char path[PATH_MAX];
 	int pid;
 	char call[32];
 	char exe[PATH_MAX];
+};
+
+static struct {
+	char domain[32];             /* the run's domain, once known */
 	bool gone;                   /* the run's domain was freed: all is read */
+	unsigned long ages;
+	struct event ev[EVENTS_OPEN];
+	char held[9000];             /* a record read but not yet taken in */
+	ssize_t held_n;
 } st;
 
 /* The value of " KEY=" in @rec (length @n) into @out: a quoted string, a
@@ -174,27 +191,32 @@ static const char *op_of(const char *blockers, enum op *op)
 	return NULL;
 }
 
-/* The denial put together: 1 and @ev when it was the run's domain's. */
-static int finish(const struct policy *pol, struct supervise_event *ev)
+/* The event in @e put together, and its slot freed: 1 and @ev when it was
+ * a denial in the run's domain. */
+static int finish(const struct policy *pol, struct event *e, struct supervise_event *ev)
 {
+	static char call[32], exe[PATH_MAX];
 	enum op op = OP_WRITE;
 	const char *name;
+	int r = 0;
 
-	if (!st.access || !st.domain[0] || strcmp(st.access_domain, st.domain) != 0 ||
-	    !(name = op_of(st.blockers, &op)))
-		return 0;
+	if (!e->access || !st.domain[0] || strcmp(e->access_domain, st.domain) != 0 ||
+	    !(name = op_of(e->blockers, &op)))
+		goto out;
 	memset(ev, 0, sizeof(*ev));
 	ev->refused = true;
-	ev->pid = st.pid;
+	ev->pid = e->pid;
 	ev->op = name;
-	ev->call = st.call;
-	ev->exe = st.exe[0] ? st.exe : NULL;
+	memcpy(call, e->call, sizeof(call));
+	ev->call = call;
+	memcpy(exe, e->exe, sizeof(exe));
+	ev->exe = exe[0] ? exe : NULL;
 	ev->layer = "kernel";
 	/* For an entry made, removed or moved, the record names the
 	 * directory only: the target DIR with "/" and "*" after it says so,
 	 * and decides (and suggests) as an entry of DIR. */
-	size_t n = strnlen(st.path, sizeof(st.path) - 3);
-	memcpy(ev->path, st.path, n);
+	size_t n = strnlen(e->path, sizeof(e->path) - 3);
+	memcpy(ev->path, e->path, n);
 	if (op == OP_WRITE) {
 		n -= n == 1;  /* "/" */
 		memcpy(ev->path + n, "/*", 2);
@@ -207,16 +229,61 @@ static int finish(const struct policy *pol, struct supervise_event *ev)
 		policy_decide_path(pol, op, ev->path, strlen(ev->path), &ev->d);
 	if (!ev->why && ev->d.allow)
 		ev->why = "the kernel layer refused what the policy allows";
-	return 1;
+	r = 1;
+out:
+	e->serial = 0;
+	return r;
+}
+
+/* The slot of the event @serial; a free one for a new event, or NULL when
+ * all are taken (*@oldest: the one to finish first). */
+static struct event *slot_of(unsigned long serial, struct event **oldest)
+{
+	struct event *free_slot = NULL;
+
+	*oldest = NULL;
+	for (size_t i = 0; i < EVENTS_OPEN; i++) {
+		struct event *e = &st.ev[i];
+		if (e->serial == serial)
+			return e;
+		if (!e->serial && !free_slot)
+			free_slot = e;
+		if (e->serial && (!*oldest || e->age < (*oldest)->age))
+			*oldest = e;
+	}
+	if (free_slot) {
+		memset(free_slot, 0, offsetof(struct event, access_domain));
+		free_slot->serial = serial;
+		free_slot->age = ++st.ages;
+		free_slot->pid = 0;
+		free_slot->call[0] = free_slot->exe[0] = '\0';
+	}
+	return free_slot;
 }
 
 /* -ECHILD once the run's domain is freed: every record of it was read. */
 int kaudit_read(int fd, const struct policy *pol, int child, struct supervise_event *ev)
 {
-	char buf[9000], v[64];
+	char buf[sizeof(st.held)], v[64];
 
 	for (;;) {
-		ssize_t n = recv(fd, buf, sizeof(buf) - 1, 0);
+		/* Events ended (or, the domain gone, all of them) go first. */
+		for (size_t i = 0; i < EVENTS_OPEN; i++) {
+			struct event *e = &st.ev[i];
+			if (e->serial && (e->ended || st.gone) && finish(pol, e, ev))
+				return 1;
+		}
+		if (st.gone)
+			return -ECHILD;
+
+		ssize_t n;
+		if (st.held_n > 0) {
+			n = st.held_n;
+			memcpy(buf, st.held, (size_t)n);
+			st.held_n = 0;
+		} else {
+			n = recv(fd, buf, sizeof(buf) - 1, 0);
+		}
 		/* ENOBUFS: the socket overflowed and records were lost; the
 		 * ones after still count. */
 		if (n < 0 && (errno == EINTR || errno == ENOBUFS))
@@ -229,28 +296,8 @@ int kaudit_read(int fd, const struct policy *pol, int child, struct supervise_ev
 		struct nlmsghdr *h = (struct nlmsghdr *)buf;
 		const char *rec = NLMSG_DATA(h);
 		size_t len = (size_t)n - NLMSG_HDRLEN;
-		unsigned long serial = serial_of(rec, len);
-		int r = 0;
 
-		if (serial != st.serial) {
-			/* A denial whose end was not seen: decided as it is. */
-			r = finish(pol, ev);
-			st.serial = serial;
-			st.access = false;
-			st.call[0] = st.exe[0] = '\0';
-			st.pid = 0;
-		}
-		switch (h->nlmsg_type) {
-		case AUDIT_LANDLOCK_ACCESS:
-			st.access = field(rec, len, "domain", st.access_domain,
-					  sizeof(st.access_domain)) &&
-				    field(rec, len, "blockers", st.blockers, sizeof(st.blockers));
-			if (!field(rec, len, "path", st.path, sizeof(st.path)))
-				st.path[0] = '\0';
-			if (field(rec, len, "dest", v, sizeof(v)))
-				snprintf(st.path, sizeof(st.path), "port %s", v);
-			break;
-		case AUDIT_LANDLOCK_DOMAIN:
+		if (h->nlmsg_type == AUDIT_LANDLOCK_DOMAIN) {
 			if (st.domain[0] && field(rec, len, "status", v, sizeof(v)) &&
 			    strcmp(v, "deallocated") == 0 && field(rec, len, "domain", v, sizeof(v)) &&
 			    strcmp(v, st.domain) == 0)
@@ -259,33 +306,49 @@ int kaudit_read(int fd, const struct policy *pol, int child, struct supervise_ev
 			    strcmp(v, "allocated") == 0 && field(rec, len, "pid", v, sizeof(v)) &&
 			    atoi(v) == child)
 				field(rec, len, "domain", st.domain, sizeof(st.domain));
+			continue;
+		}
+		if (h->nlmsg_type != AUDIT_LANDLOCK_ACCESS && h->nlmsg_type != AUDIT_SYSCALL &&
+		    h->nlmsg_type != AUDIT_EOE)
+			continue;
+
+		struct event *oldest, *e = slot_of(serial_of(rec, len), &oldest);
+		if (!e) {
+			/* No slot left: the oldest event is finished as it is,
+			 * and this record taken in on the next call. */
+			memcpy(st.held, buf, (size_t)n);
+			st.held_n = n;
+			if (finish(pol, oldest, ev))
+				return 1;
+			continue;
+		}
+		switch (h->nlmsg_type) {
+		case AUDIT_LANDLOCK_ACCESS:
+			e->access = field(rec, len, "domain", e->access_domain,
+					  sizeof(e->access_domain)) &&
+				    field(rec, len, "blockers", e->blockers, sizeof(e->blockers));
+			if (!field(rec, len, "path", e->path, sizeof(e->path)))
+				e->path[0] = '\0';
+			if (field(rec, len, "dest", v, sizeof(v)))
+				snprintf(e->path, sizeof(e->path), "port %s", v);
 			break;
 		case AUDIT_SYSCALL:
 			if (field(rec, len, "pid", v, sizeof(v)))
-				st.pid = atoi(v);
-			if (!field(rec, len, "exe", st.exe, sizeof(st.exe)))
-				st.exe[0] = '\0';
+				e->pid = atoi(v);
+			if (!field(rec, len, "exe", e->exe, sizeof(e->exe)))
+				e->exe[0] = '\0';
 			if (field(rec, len, "syscall", v, sizeof(v))) {
 				/* Numbered as on the native architecture. */
 				int nr = atoi(v);
 				const char *name = nr >= 0 && (size_t)nr < n_native_syscall_names
 							   ? native_syscall_names[nr] : NULL;
-				snprintf(st.call, sizeof(st.call), "%.31s", name ? name : "?");
+				snprintf(e->call, sizeof(e->call), "%.31s", name ? name : "?");
 			}
 			break;
-		case AUDIT_EOE:
-			if (!r) {
-				r = finish(pol, ev);
-				st.access = false;
-			}
-			break;
-		default:
+		default:  /* AUDIT_EOE */
+			e->ended = true;
 			break;
 		}
-		if (r)
-			return r;
-		if (st.gone)
-			return -ECHILD;
 	}
 }
 

@@ -31,7 +31,13 @@
 #define FIXTURE_TREE
 #define FIXTURE_PROGRAM
 #include "fixture.h"
+#include "../../jail/jail.h"
+#include "../../jail/layers.h"
 
+#ifndef AUDIT_LANDLOCK_ACCESS
+#define AUDIT_LANDLOCK_ACCESS 1423  /* Linux 6.15's uapi, newer than the installed one */
+#define AUDIT_LANDLOCK_DOMAIN 1424
+#endif
 #ifndef SYS_landlock_create_ruleset
 #define SYS_landlock_create_ruleset 444
 #endif
@@ -273,4 +279,60 @@ Test(kaudit, explain_last_answers_for_the_kernels_refusals)
 	cr_expect(WIFEXITED(status) && WEXITSTATUS(status) == 1, "status %d\n%s", status, out);
 	cr_expect(strstr(out, fmt("create %s/*", tp("outside"))), "explain --last:\n%s", out);
 	cr_expect(strstr(out, fmt("to allow: write %s", tp("outside"))), "explain --last:\n%s", out);
+}
+
+/* --- records as they come: the reader, fed through a socket of our own ------- */
+
+static void send_record(int fd, int type, const char *text)
+{
+	char buf[1024];
+	struct nlmsghdr *h = (struct nlmsghdr *)buf;
+	size_t n = strlen(text);
+
+	cr_assert_lt(NLMSG_HDRLEN + n, sizeof(buf));
+	memset(h, 0, NLMSG_HDRLEN);
+	h->nlmsg_len = (unsigned)(NLMSG_HDRLEN + n);
+	h->nlmsg_type = (unsigned short)type;
+	memcpy(buf + NLMSG_HDRLEN, text, n);
+	cr_assert_eq(send(fd, buf, NLMSG_HDRLEN + n, 0), (ssize_t)(NLMSG_HDRLEN + n));
+}
+
+/* Every process's records come to the reader, and another event's can
+ * arrive between a denial's LANDLOCK_ACCESS and its SYSCALL record: the
+ * denial is still told with its own process and call, and the other
+ * event's are not mixed into it. */
+Test(records, interleaved_events_are_told_apart)
+{
+	int sv[2];
+	struct policy pol;
+	struct supervise_event ev;
+
+	policy_init(&pol);
+	cr_assert_eq(socketpair(AF_UNIX, SOCK_DGRAM | SOCK_NONBLOCK, 0, sv), 0);
+	send_record(sv[1], AUDIT_LANDLOCK_ACCESS,
+		    "audit(1796044237.676:20): domain=1a2b3c blockers=fs.make_reg "
+		    "path=\"/outside\" dev=\"tmpfs\" ino=7");
+	send_record(sv[1], AUDIT_LANDLOCK_DOMAIN,
+		    "audit(1796044237.676:20): domain=1a2b3c status=allocated mode=enforcing "
+		    "pid=4242 uid=0 exe=\"/prog\" comm=\"prog\"");
+	send_record(sv[1], AUDIT_SYSCALL,
+		    "audit(1796044237.677:21): arch=c000003e syscall=3 success=yes exit=0 a0=3 "
+		    "ppid=1 pid=999 auid=0 uid=0 comm=\"other\" exe=\"/other\" key=(null)");
+	send_record(sv[1], AUDIT_SYSCALL,
+		    "audit(1796044237.676:20): arch=c000003e syscall=257 success=no exit=-13 "
+		    "a0=ffffff9c ppid=4241 pid=4242 auid=0 uid=0 comm=\"prog\" exe=\"/prog\" "
+		    "key=(null)");
+	send_record(sv[1], AUDIT_EOE, "audit(1796044237.677:21): ");
+	send_record(sv[1], AUDIT_EOE, "audit(1796044237.676:20): ");
+
+	cr_assert_eq(kaudit_read(sv[0], &pol, 4242, &ev), 1, "the denial was not told");
+	cr_expect_eq(ev.pid, 4242);
+	cr_expect_str_eq(ev.call ? ev.call : "(none)", "openat");
+	cr_expect_str_eq(ev.exe ? ev.exe : "(none)", "/prog");
+	cr_expect_str_eq(ev.op, "create");
+	cr_expect_str_eq(ev.path, "/outside/*");
+	cr_expect_eq(kaudit_read(sv[0], &pol, 4242, &ev), 0, "a second event was told");
+	close(sv[0]);
+	close(sv[1]);
+	policy_free(&pol);
 }
