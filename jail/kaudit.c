@@ -192,10 +192,10 @@ static const char *op_of(const char *blockers, enum op *op)
 }
 
 /* The event in @e put together, and its slot freed: 1 and @ev when it was
- * a denial in the run's domain. */
+ * a denial in the run's domain (@ev points into the slot until the next
+ * kaudit_read). */
 static int finish(const struct policy *pol, struct event *e, struct supervise_event *ev)
 {
-	static char call[32], exe[PATH_MAX];
 	enum op op = OP_WRITE;
 	const char *name;
 	int r = 0;
@@ -207,10 +207,8 @@ static int finish(const struct policy *pol, struct event *e, struct supervise_ev
 	ev->refused = true;
 	ev->pid = e->pid;
 	ev->op = name;
-	memcpy(call, e->call, sizeof(call));
-	ev->call = call;
-	memcpy(exe, e->exe, sizeof(exe));
-	ev->exe = exe[0] ? exe : NULL;
+	ev->call = e->call;  /* the slot is reused on a later call only */
+	ev->exe = e->exe[0] ? e->exe : NULL;
 	ev->layer = "kernel";
 	/* For an entry made, removed or moved, the record names the
 	 * directory only: the target DIR with "/" and "*" after it says so,

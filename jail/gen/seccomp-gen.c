@@ -64,17 +64,13 @@ static void print_numbers(void)
 	printf("};\nconst size_t n_supervised_nrs = %zu;\n\n", n);
 
 	int max = -1;
+	printf("const char *const native_syscall_names[] = {\n");
 	for (int nr = 0; nr < 4096; nr++) {
 		char *name = seccomp_syscall_resolve_num_arch(SCMP_ARCH_NATIVE, nr);
-		if (name)
-			max = nr;
-		free(name);
-	}
-	printf("const char *const native_syscall_names[] = {\n");
-	for (int nr = 0; nr <= max; nr++) {
-		char *name = seccomp_syscall_resolve_num_arch(SCMP_ARCH_NATIVE, nr);
-		if (name)
+		if (name) {
 			printf("\t[%d] = \"%s\",\n", nr, name);
+			max = nr;
+		}
 		free(name);
 	}
 	printf("};\nconst size_t n_native_syscall_names = %d;\n", max + 1);

@@ -218,15 +218,19 @@ static const struct sock_filter newer_calls[] = {
 	BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ENOSYS),
 };
 
-int seccomp_bpf_export(const struct policy *pol, int fd)
+/* The filter for @pol into @fd: as BPF (after newer_calls), or as
+ * libseccomp's pseudo-filter code. */
+static int export_as(const struct policy *pol, int fd, bool bpf)
 {
 	char err[256];
-	scmp_filter_ctx ctx;
+	scmp_filter_ctx ctx = NULL;
 	int rc = build(pol, &ctx, err, sizeof(err));
 
 	if (rc)
 		return rc;
-	if (write(fd, newer_calls, sizeof(newer_calls)) != (ssize_t)sizeof(newer_calls))
+	if (!bpf)
+		rc = seccomp_export_pfc(ctx, fd);
+	else if (write(fd, newer_calls, sizeof(newer_calls)) != (ssize_t)sizeof(newer_calls))
 		rc = -EIO;
 	else
 		rc = seccomp_export_bpf(ctx, fd);
@@ -234,17 +238,14 @@ int seccomp_bpf_export(const struct policy *pol, int fd)
 	return rc;
 }
 
+int seccomp_bpf_export(const struct policy *pol, int fd)
+{
+	return export_as(pol, fd, true);
+}
+
 int seccomp_export(const struct policy *pol, int fd)
 {
-	char err[256];
-	scmp_filter_ctx ctx;
-	int rc = build(pol, &ctx, err, sizeof(err));
-
-	if (rc)
-		return rc;
-	rc = seccomp_export_pfc(ctx, fd);
-	seccomp_release(ctx);
-	return rc;
+	return export_as(pol, fd, false);
 }
 
 #endif /* __linux__ */
