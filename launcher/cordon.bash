@@ -20,9 +20,12 @@ _cordon_policies()
 {
     local bin=$1 dir d
     local -a dirs=(/etc/cordon/policy.d /usr/local/share/cordon/policy.d /usr/share/cordon/policy.d)
-    # An uninstalled build/cordon reads policy.d/ beside build/.
+    # An uninstalled build/cordon reads policy.d/ beside build/, and so does
+    # build/san/cordon (SANITIZE=1): launcher/main.c, search_dirs().
     if [[ $bin == */* ]]; then
-        dir=$(cd "${bin%/*}/.." 2>/dev/null && pwd)
+        dir=$(cd "${bin%/*}" 2>/dev/null && pwd -P)
+        [[ $dir == */build/san ]] && dir=${dir%/san}
+        [[ -n $dir ]] && dir=$(cd "$dir/.." && pwd)
         [[ -n $dir ]] && dirs=("$dir/policy.d" "${dirs[@]}")
     fi
     for d in "${dirs[@]}"; do

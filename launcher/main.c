@@ -30,9 +30,13 @@
 #endif
 
 /* Policy directories, in search order: next to an uninstalled binary
- * (build/../policy.d), the administrator's, the installed ones. */
+ * (build/../policy.d; for SANITIZE=1's build/san/cordon the same one, beside
+ * build/), the administrator's, the installed ones. launcher/cordon.bash
+ * offers the names of the same directories. */
 static void search_dirs(const char *dirs[4], char exe_rel[PATH_MAX])
 {
+	static const char san[] = "/build/san";
+	const size_t san_len = sizeof(san) - 1;
 	char exe[PATH_MAX], joined[PATH_MAX];
 	struct stat st;
 	size_t n = 0;
@@ -41,8 +45,12 @@ static void search_dirs(const char *dirs[4], char exe_rel[PATH_MAX])
 	if (len > 0) {
 		exe[len] = '\0';
 		char *slash = strrchr(exe, '/');
-		if (slash && (size_t)snprintf(joined, sizeof(joined), "%.*s/../policy.d",
-					      (int)(slash - exe), exe) < sizeof(joined) &&
+		size_t dir = slash ? (size_t)(slash - exe) : 0;
+		/* /proc/self/exe is canonical: no symbolic link to see through. */
+		if (dir >= san_len && memcmp(exe + dir - san_len, san, san_len) == 0)
+			dir -= sizeof("/san") - 1;
+		if (slash && (size_t)snprintf(joined, sizeof(joined), "%.*s/../policy.d", (int)dir,
+					      exe) < sizeof(joined) &&
 		    path_normalize(joined, exe_rel) > 0 && stat(exe_rel, &st) == 0 &&
 		    S_ISDIR(st.st_mode))
 			dirs[n++] = exe_rel;

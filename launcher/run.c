@@ -600,6 +600,11 @@ static void exec_program(char **argv, char **envp)
 	errno = denied ? EACCES : ENOENT;
 }
 
+/* child() and child_main() run on spawn_child()'s stack, which ASan does not
+ * know: instrumented, every _exit would first ask it to unpoison from there
+ * to the top of the main thread's stack, which it refuses with a warning on
+ * the program's stderr (SANITIZE=1). What they call is instrumented still. */
+__attribute__((no_sanitize_address))
 static void child(const struct policy *pol, const struct layers *l, char **argv, char **envp,
 		  const sigset_t *oldmask, int out, int sup, const int stdio[3], int policy_fd)
 {
@@ -658,6 +663,7 @@ struct child_args {
 	int policy_fd;      /* sealed by the child (policy_seal) */
 };
 
+__attribute__((no_sanitize_address))
 static int child_main(void *arg)
 {
 	const struct child_args *a = arg;

@@ -1266,11 +1266,23 @@ static void agent_git(bool shim)
 		"printf '#!/bin/sh\\necho planted\\n' > .git/hooks/pre-commit 2>/dev/null || echo refused-hook\n"
 		"git config core.hooksPath /tmp/evil 2>/dev/null || echo refused-config\n"
 		"chmod 0777 .git/config 2>/dev/null || echo refused-chmod\n";
-	struct run r = run_in("jail", W, W, fmt("%s/tmp", B),
-			      (const char *const[]){ cordon_bin, "run", "--policy",
-						     fmt("%s/policy.d/agent", src_dir), "--workspace",
-						     W, "--shim", shim ? "yes" : "no", "--", "/bin/sh",
-						     "-c", full_script(script), NULL });
+	const char *argv[16] = { cordon_bin, "run", "--policy", fmt("%s/policy.d/agent", src_dir),
+				 "--workspace", W, "--shim", shim ? "yes" : "no" };
+	size_t a = 8;
+	/* Under SANITIZE=1 every run gets ASAN_OPTIONS (run_in), which the
+	 * agent policy's env clean would drop: sh would then refuse the
+	 * instrumented shim cordon preloads ahead of the ASan runtime. */
+	const char *first = getenv("CORDON_PRELOAD_FIRST");
+	if (first && *first) {
+		argv[a++] = "--env-pass";
+		argv[a++] = "ASAN_OPTIONS";
+	}
+	argv[a++] = "--";
+	argv[a++] = "/bin/sh";
+	argv[a++] = "-c";
+	argv[a++] = full_script(script);
+	argv[a] = NULL;
+	struct run r = run_in("jail", W, W, fmt("%s/tmp", B), argv);
 	skip_if_unsupported(&r);
 	cr_expect(WIFEXITED(r.raw) && WEXITSTATUS(r.raw) == 0, "%s\nstdout:\n%s\nstderr:\n%s",
 		  status_text(r.raw), r.out, r.err);

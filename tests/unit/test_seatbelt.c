@@ -956,7 +956,7 @@ static char *replace_all(const char *s, const char *from, const char *to)
 }
 
 /* The profile of `--policy $CORDON_SRC/policy.d/@policy` (a file, not a
- * name: under SANITIZE=1 no policy.d/ is beside the binary) in the fixed
+ * name: the same file whichever directories the binary searches) in the fixed
  * tree of setup(), with $T written /T and $CORDON_SRC /SRC, equals
  * tests/golden/@name. */
 static void compare_golden(const char *policy, const char *name)
