@@ -1321,6 +1321,11 @@ int cmd_run(struct policy *pol, char **argv, const char *tmpdir, struct tally *k
 		/* poll ignores negative descriptors: relays not in use. */
 		if (poll(fds, 7, wait_ms) < 0 && errno != EINTR)
 			die_errno("unable to wait for the program");
+		/* The shims' records first: those a program sent before the
+		 * call the supervisor is about to answer are queued already,
+		 * and the summary keeps ties in the order they happened. */
+		if (fds[5].revents || ((fds[4].revents & POLLIN) && events[0] >= 0))
+			tally_recv(&tally, events[0]);
 		if (fds[4].revents & POLLIN) {
 			struct supervise_event ev;
 			int sr = l.be->supervise(listener, pol, &ev);
@@ -1334,8 +1339,6 @@ int cmd_run(struct policy *pol, char **argv, const char *tmpdir, struct tally *k
 			close(listener);
 			listener = -1;
 		}
-		if (fds[5].revents)
-			tally_recv(&tally, events[0]);
 		if (fds[6].revents)
 			kernel_said(pol, &l, &kernel_log, pid, &log, &tally, 0);
 		if (fds[1].revents)
