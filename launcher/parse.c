@@ -375,8 +375,9 @@ static int expand(struct parse_ctx *ctx, const char *file, unsigned line, const 
 	}
 	while (*p) {
 		if (*p != '$') {
-			EMIT(p, 1);
-			p++;
+			size_t run = strcspn(p, "$");
+			EMIT(p, run);
+			p += run;
 			continue;
 		}
 		if (p[1] == '$') {
@@ -476,9 +477,10 @@ static int add_path(struct parse_ctx *ctx, const char *file, unsigned line,
 	}
 
 	err = pathset_add(&p->paths, resolved, (unsigned)d->kind, rule);
-	if (err == 0 && d->kind != PATH_WRITE) {
+	if (err == 0 && d->kind != PATH_WRITE && !ctx->canonical) {
 		/* Deny the path as written too: a caller deciding on a lexical
-		 * path without resolving it must still meet the entry. */
+		 * path without resolving it must still meet the entry (a
+		 * compiled policy's paths are both already). */
 		if (path_normalize(expanded, lexical) > 0 && strcmp(lexical, resolved) != 0)
 			err = pathset_add(&p->paths, lexical, (unsigned)d->kind, rule);
 	}
@@ -869,6 +871,10 @@ int policy_parse_buffer(struct parse_ctx *ctx, const char *file, const char *buf
 		}
 		size_t i = 0;
 		while (i < n) {
+			if ((unsigned char)p[i] < 0x80) {  /* ASCII, most of every policy */
+				i++;
+				continue;
+			}
 			size_t s = utf8_seq((const unsigned char *)p + i, n - i);
 			if (!s)
 				break;
