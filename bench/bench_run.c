@@ -60,7 +60,7 @@ extern char **environ;
 /* --- settings ------------------------------------------------------------ */
 
 static bool quick;
-static int rounds = 15, start_rounds = 30, build_rounds = 3;
+static int rounds = 15, start_rounds = 30, build_rounds = 5;
 static long budget_us = 10000;
 static char out_dir[PATH_MAX], src_dir[PATH_MAX], bin_dir[PATH_MAX], build_dir[PATH_MAX];
 static char base[PATH_MAX], work[PATH_MAX], outside[PATH_MAX], logs[PATH_MAX];
