@@ -78,11 +78,19 @@ struct jail_backend {
 	/* In the parent, before fork (NULL: the backend cannot): a descriptor
 	 * the kernel layer's own refusals of the program can be read from,
 	 * and host->kernel_log set so that apply() has them logged; or
-	 * -errno with the reason in @why. */
+	 * -errno with the reason in @why. Whether anything will come on it
+	 * (the kernel may keep no log at all) is not known yet: */
 	int (*log_open)(const struct policy *pol, struct jail_host *host, char *why, size_t size);
+	/* ... this asks (0: it will; -errno and @why: it will not), which can
+	 * cost a run a tenth of its time, so it is asked only when the
+	 * answer is needed: a refusal the shim put down to the kernel layer,
+	 * and no refusal read from the descriptor yet. */
+	int (*log_enabled)(char *why, size_t size);
 	/* When that descriptor is readable: 1 and @ev for a refusal of the
-	 * process tree started by @child, 0 for nothing (yet), -ECHILD when
-	 * that tree is gone and all of it was read, other -errno. */
+	 * process tree started by @child (@ev->refused false: the child's
+	 * self-test, which says the log is kept), 0 for nothing (yet),
+	 * -ECHILD when that tree is gone and all of it was read, other
+	 * -errno. */
 	int (*log_read)(int fd, const struct policy *pol, int child, struct supervise_event *ev);
 };
 

@@ -369,12 +369,11 @@ int landlock_apply(const struct policy *pol, int abi, bool log_exec, char *err, 
 		r = jail_fail(err, errsize, "unable to set no_new_privs");
 		goto out;
 	}
-	/* Logged: the program's refusals, not those of cordon's self-test
-	 * between here and exec. */
+	/* Logged: the program's refusals, and the one of cordon's self-test
+	 * between here and exec, which tells the reader that the kernel
+	 * keeps its log (kaudit.c) before the program has done anything. */
 	if (syscall(SYS_landlock_restrict_self, ruleset,
-		    log_exec ? LANDLOCK_RESTRICT_SELF_LOG_NEW_EXEC_ON |
-				       LANDLOCK_RESTRICT_SELF_LOG_SAME_EXEC_OFF
-			     : 0) < 0)
+		    log_exec ? LANDLOCK_RESTRICT_SELF_LOG_NEW_EXEC_ON : 0) < 0)
 		r = jail_fail(err, errsize, "unable to enforce the Landlock ruleset");
 out:
 	free(deny.v);

@@ -101,8 +101,10 @@ struct supervise_event;
 int supervise_one(int listener, const struct policy *pol, struct supervise_event *ev);
 
 /* Landlock's refusals in the audit log (kaudit.c): start reading them
- * (a descriptor, or -errno and why not), and read one. */
+ * (a descriptor, or -errno and why not), ask whether any will come (0, or
+ * -errno and why not), and read one. */
 int kaudit_open(char *why, size_t size);
+int kaudit_enabled(char *why, size_t size);
 int kaudit_read(int fd, const struct policy *pol, int child, struct supervise_event *ev);
 
 /* A private network namespace with only loopback, up. */

@@ -152,6 +152,7 @@ static const struct jail_backend jail_linux = {
 	.apply = linux_apply,
 	.supervise = supervise_one,
 	.log_open = linux_log_open,
+	.log_enabled = kaudit_enabled,
 	.log_read = kaudit_read,
 };
 

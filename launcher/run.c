@@ -1031,27 +1031,85 @@ static void jail_said(const struct policy *pol, struct log_relay *log, struct ta
 	(void)!write(fd, line, len);
 }
 
-/* The kernel layer's refusals queued on *@fd, logged and counted like
+/* The kernel layer's own log (jail.h's log_open): its descriptor (-1:
+ * none), and whether the kernel keeps one: yes (1), no (-1), not known
+ * (0). Asking costs a tenth of a run (kaudit.c), so it is known from the
+ * first refusal read from it, or asked when a shim hands over a refusal
+ * of the kernel layer's (kernel_held), or with -v; else never. */
+struct kernel_log {
+	int fd;
+	int on;
+	const struct policy *pol;
+	const struct layers *l;
+	struct log_relay *log;
+};
+
+static void kernel_log_unread(const char *why)
+{
+	if (run_verbose)
+		warn("the kernel layer's refusals are not reported (only the shim's and the "
+		     "supervisor's are): %s", why);
+}
+
+static void kernel_log_ask(struct kernel_log *k)
+{
+	char why[256];
+
+	if (k->fd < 0 || k->on)
+		return;
+	k->on = k->l->be->log_enabled(why, sizeof(why)) == 0 ? 1 : -1;
+	if (k->on < 0) {
+		close(k->fd);
+		k->fd = -1;
+		kernel_log_unread(why);
+	}
+}
+
+/* A refusal a shim put down to the kernel layer (tally_recv's keep): the
+ * kernel's own log tells of it where one is kept and read; otherwise the
+ * shim's line, which it left to us, is logged here, and it counts. */
+static bool kernel_held(void *arg, const char *line)
+{
+	struct kernel_log *k = arg;
+
+	kernel_log_ask(k);
+	if (k->fd >= 0)
+		return false;
+	if (*line) {
+		k->log->denies++;
+		(void)!write(k->log->file >= 0 ? k->log->file : STDERR_FILENO, line, strlen(line));
+	}
+	return true;
+}
+
+/* The kernel layer's refusals queued on k->fd, logged and counted like
  * the supervisor's; with @drain_ms, until the run's domain is gone or
- * nothing came for that long, then *@fd is closed. A denial's records
+ * nothing came for that long, then k->fd is closed. A denial's records
  * follow it within microseconds (the audit thread sends them); the wait
- * is what a run costs with audit on: 4-5 ms over 20 here. */
+ * is what a run costs with audit on: 4-5 ms over 20 here. Not knowing
+ * whether the kernel keeps a log at the end (no refusal read, none handed
+ * over), what is queued is read and the wait is made only if that shows
+ * one is kept: the run's last refusal could still be on its way then,
+ * which asking would cost every run to rule out. */
 #define KERNEL_LOG_DRAIN_MS 5
-static void kernel_said(const struct policy *pol, const struct layers *l, int *fd, pid_t child,
-			struct log_relay *log, struct tally *t, int drain_ms)
+static void kernel_said(struct kernel_log *k, pid_t child, struct tally *t, int drain_ms)
 {
 	struct supervise_event ev;
-	int r;
+	int r = 0;
 
-	while (*fd >= 0) {
-		while ((r = l->be->log_read(*fd, pol, child, &ev)) > 0)
-			jail_said(pol, log, t, &ev);
-		if (r < 0 || !drain_ms || poll(&(struct pollfd){ *fd, POLLIN, 0 }, 1, drain_ms) <= 0)
+	while (k->fd >= 0) {
+		while ((r = k->l->be->log_read(k->fd, k->pol, child, &ev)) > 0) {
+			k->on = 1;
+			if (ev.refused)
+				jail_said(k->pol, k->log, t, &ev);
+		}
+		if (r < 0 || !drain_ms || k->on <= 0 ||
+		    poll(&(struct pollfd){ k->fd, POLLIN, 0 }, 1, drain_ms) <= 0)
 			break;
 	}
-	if (*fd >= 0 && (r < 0 || drain_ms)) {
-		close(*fd);
-		*fd = -1;
+	if (k->fd >= 0 && (r < 0 || drain_ms)) {
+		close(k->fd);
+		k->fd = -1;
 	}
 }
 
@@ -1213,15 +1271,16 @@ int cmd_run(struct policy *pol, char **argv, const char *tmpdir, struct tally *k
 	open_stdio_relays(pol, out, stdio_fd);
 	int summary_fd = summary_open(pol);
 	/* What the kernel layer refuses programs the shim does not see. */
-	int kernel_log = -1;
+	struct kernel_log klog = { -1, 0, pol, &l, &log };
 	if (pol->mode.value == MODE_ENFORCE && l.be && l.be->log_open) {
 		char why[256];
-		kernel_log = l.be->log_open(pol, &l.host, why, sizeof(why));
-		if (kernel_log < 0 && run_verbose)
-			warn("the kernel layer's refusals are not reported (only the shim's and the "
-			     "supervisor's are): %s", why);
+		klog.fd = l.be->log_open(pol, &l.host, why, sizeof(why));
+		if (klog.fd < 0)
+			kernel_log_unread(why);
+		else if (run_verbose)
+			kernel_log_ask(&klog);  /* -v says at once whether it is read */
 	}
-	int policy_fd = policy_memfd(pol, !pol->shim.value, kernel_log >= 0);
+	int policy_fd = policy_memfd(pol, !pol->shim.value, klog.fd >= 0);
 	struct audit audit;
 	audit_open(pol, policy_fd, &audit);
 	/* The shims' refusals, counted here (tally.h): the program's end is
@@ -1306,7 +1365,7 @@ int cmd_run(struct policy *pol, char **argv, const char *tmpdir, struct tally *k
 		struct pollfd fds[7] = { { sfd, POLLIN, 0 }, { log.pipe, POLLIN, 0 },
 					 { out[0].pipe, POLLIN, 0 }, { out[1].pipe, POLLIN, 0 },
 					 { listener, POLLIN, 0 }, { events[0], POLLIN, 0 },
-					 { kernel_log, POLLIN, 0 } };
+					 { klog.fd, POLLIN, 0 } };
 		int wait_ms = -1;
 		if (pol->timeout.value) {
 			clock_gettime(CLOCK_MONOTONIC, &now);
@@ -1325,7 +1384,7 @@ int cmd_run(struct policy *pol, char **argv, const char *tmpdir, struct tally *k
 		 * call the supervisor is about to answer are queued already,
 		 * and the summary keeps ties in the order they happened. */
 		if (fds[5].revents || ((fds[4].revents & POLLIN) && events[0] >= 0))
-			tally_recv(&tally, events[0]);
+			tally_recv(&tally, events[0], kernel_held, &klog);
 		if (fds[4].revents & POLLIN) {
 			struct supervise_event ev;
 			int sr = l.be->supervise(listener, pol, &ev);
@@ -1340,7 +1399,7 @@ int cmd_run(struct policy *pol, char **argv, const char *tmpdir, struct tally *k
 			listener = -1;
 		}
 		if (fds[6].revents)
-			kernel_said(pol, &l, &kernel_log, pid, &log, &tally, 0);
+			kernel_said(&klog, pid, &tally, 0);
 		if (fds[1].revents)
 			relay(&log);
 		if (fds[2].revents)
@@ -1380,16 +1439,17 @@ int cmd_run(struct policy *pol, char **argv, const char *tmpdir, struct tally *k
 	reap_all();
 	if (listener >= 0)
 		close(listener);
-	/* The kernel's records come through its audit thread, after the
-	 * calls they tell of: read until the run's domain is gone. */
-	kernel_said(pol, &l, &kernel_log, pid, &log, &tally, KERNEL_LOG_DRAIN_MS);
+	/* The shims' last records, then the kernel's, which come through its
+	 * audit thread after the calls they tell of: read until the run's
+	 * domain is gone. */
+	if (events[0] >= 0) {
+		tally_recv(&tally, events[0], kernel_held, &klog);
+		close(events[0]);
+	}
+	kernel_said(&klog, pid, &tally, KERNEL_LOG_DRAIN_MS);
 	relay(&log);
 	relay(&out[0]);
 	relay(&out[1]);
-	if (events[0] >= 0) {
-		tally_recv(&tally, events[0]);
-		close(events[0]);
-	}
 	run_summary(pol, &log, &tally, summary_fd, status, timed_out);
 	record_run(pol, argv, &tally, status, timed_out);
 	if (keep)

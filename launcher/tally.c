@@ -84,32 +84,36 @@ void tally_add(struct tally *t, const char *verdict, const char *op, const char 
 	HASH_ADD_KEYPTR(hh, t->targets, e->key, e->keylen, e);
 }
 
-void tally_recv(struct tally *t, int fd)
+void tally_recv(struct tally *t, int fd, tally_keep_fn keep, void *arg)
 {
-	char rec[128 + PATH_MAX];
+	char rec[128 + PATH_MAX + LOG_LINE_MAX];
 	ssize_t n;
 
 	while ((n = recv(fd, rec, sizeof(rec) - 1, MSG_DONTWAIT)) > 0 ||
 	       (n < 0 && errno == EINTR)) {
-		const char *f[6] = { NULL };
+		const char *f[7] = { NULL };
 		size_t k = 0;
 		if (n < 0)
 			continue;
 		rec[n] = '\0';
-		/* "1\0VERDICT\0OP\0REASON\0TARGET\0[LAYER\0]" */
-		for (const char *p = rec; k < 6 && p < rec + n; p += strlen(p) + 1)
+		/* "1\0VERDICT\0OP\0REASON\0TARGET\0[LAYER\0]", or held back:
+		 * "2\0VERDICT\0OP\0REASON\0TARGET\0LAYER\0LINE\0" */
+		for (const char *p = rec; k < 7 && p < rec + n; p += strlen(p) + 1)
 			f[k++] = p;
+		bool held = k >= 1 && strcmp(f[0], "2") == 0;
 		char *end;
 		long reason = k >= 5 ? strtol(f[3], &end, 10) : -1;
-		if (k < 5 || strcmp(f[0], "1") != 0 || *end || reason < 0 || reason > INT_MAX ||
-		    strcmp(reason_text((enum reason)reason), "?") == 0 || !*f[2] ||
-		    strlen(f[2]) >= 16) {
+		if (k < 5 || (strcmp(f[0], "1") != 0 && !(held && k == 7)) || *end || reason < 0 ||
+		    reason > INT_MAX || strcmp(reason_text((enum reason)reason), "?") == 0 ||
+		    !*f[2] || strlen(f[2]) >= 16) {
 			t->dropped++;
 			continue;
 		}
+		if (held && keep && !keep(arg, f[6]))
+			continue;
 		tally_add(t, strcmp(f[1], "warn") == 0 || strcmp(f[1], "also") == 0 ? f[1] : "deny", f[2], f[4],
 			  (enum reason)reason, NULL,
-			  k == 6 && strcmp(f[5], "kernel") == 0 ? "kernel" : "shim");
+			  k >= 6 && strcmp(f[5], "kernel") == 0 ? "kernel" : "shim");
 	}
 }
 

@@ -54,8 +54,13 @@ struct tally {
 void tally_add(struct tally *t, const char *verdict, const char *op, const char *target,
 	       enum reason reason, const char *why, const char *layer);
 
-/* Read every record queued on the datagram socket @fd (not blocking). */
-void tally_recv(struct tally *t, int fd);
+/* Read every record queued on the datagram socket @fd (not blocking). A
+ * refusal a shim held back (the kernel layer's, which the kernel's own log
+ * may tell of too: shim.c's kernel_refused) is counted only if @keep(@arg,
+ * LINE) says so, having logged LINE ("" when the shim logs nothing); with
+ * no @keep, always. */
+typedef bool (*tally_keep_fn)(void *arg, const char *line);
+void tally_recv(struct tally *t, int fd, tally_keep_fn keep, void *arg);
 
 /* "3 calls refused (create 2, connect 1)" into @buf; "" when nothing was. */
 size_t tally_brief(const struct tally *t, char *buf, size_t size);

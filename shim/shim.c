@@ -79,7 +79,8 @@ static pid_t owner_pid;
 static __thread TLS_IE int in_init;
 static bool broken;                   /* policy unreadable: refuse all */
 static bool kernel_audited;           /* cordon reads the kernel layer's own
-                                         log: its refusals are not ours to say */
+                                         log: its refusals go to cordon, which
+                                         says them if that log does not */
 static bool supervised;               /* cordon's supervisor answers metadata
                                          calls and connects: they go to it */
 static int run_mode;
@@ -820,10 +821,10 @@ static void log_event(const struct call *c, const char *verdict, const char *tar
 		     d && d->reason == REASON_KERNEL_LAYER ? "kernel" : "shim");
 }
 
-static void log_event_by(const struct call *c, const char *verdict, const char *target,
-			 const struct decision *d, const char *layer)
+/* The log line of @c into @buf (of @size); its length. */
+static size_t format_line(char *buf, size_t size, const struct call *c, const char *verdict,
+			  const char *target, const struct decision *d, const char *layer)
 {
-	char line[LOG_LINE_MAX];
 	struct log_event ev = {
 		.verdict = verdict,
 		.op = c->op,
@@ -839,8 +840,15 @@ static void log_event_by(const struct call *c, const char *verdict, const char *
 		.layer = layer,
 		.mode = run_mode,
 	};
+	return log_format_event(buf, size, &ev, &pol, log_format);
+}
+
+static void log_event_by(const struct call *c, const char *verdict, const char *target,
+			 const struct decision *d, const char *layer)
+{
+	char line[LOG_LINE_MAX];
 	int e = errno;
-	size_t n = log_format_event(line, sizeof(line), &ev, &pol, log_format);
+	size_t n = format_line(line, sizeof(line), c, verdict, target, d, layer);
 
 	emit(line, n);
 	errno = e;
@@ -848,10 +856,12 @@ static void log_event_by(const struct call *c, const char *verdict, const char *
 
 /*
  * Tell cordon run of a refusal, whatever is logged: one datagram
- * "1\0VERDICT\0OP\0REASON\0TARGET\0" (REASON: enum reason as a number).
- * Sent only while the descriptor is still the socket cordon handed over:
- * a program that closed it, or put something else at its number, is told
- * nothing (and cordon counts less, never more).
+ * "1\0VERDICT\0OP\0REASON\0TARGET\0LAYER\0" (REASON: enum reason as a
+ * number), or for a refusal held back (kernel_refused) "2\0...\0LINE\0"
+ * with the line as it would be logged. Sent only while the descriptor is
+ * still the socket cordon handed over: a program that closed it, or put
+ * something else at its number, is told nothing (and cordon counts less,
+ * never more). True when sent.
  */
 static void report_by(const struct call *c, const char *verdict, const char *target,
 		      const struct decision *d, const char *layer);
@@ -863,30 +873,76 @@ static void report(const struct call *c, const char *verdict, const char *target
 		  d && d->reason == REASON_KERNEL_LAYER ? "kernel" : "shim");
 }
 
-/* ... with the layer that refused as a sixth field. */
-static void report_by(const struct call *c, const char *verdict, const char *target,
-		      const struct decision *d, const char *layer)
+/* The fields of the record into @rec (of @size); its length. */
+static size_t record(char *rec, size_t size, const char *version, const struct call *c,
+		     const char *verdict, const char *target, const struct decision *d,
+		     const char *layer)
 {
-	char rec[64 + PATH_MAX], num[24];
-	const char *parts[6] = { "1", verdict, c->op, num, target ? target : "", layer };
+	char num[24];
+	const char *parts[6] = { version, verdict, c->op, num, target ? target : "", layer };
 	size_t n = 0;
-	int e = errno;
 
-	if (event_fd < 0)
-		return;
-	if (!same_file(event_fd, event_dev, event_ino)) {
-		if (!not_owner())  /* a vfork child's loss is its own */
-			event_fd = -1;
-		return;
-	}
 	utoa(num, (unsigned long)(d ? d->reason : REASON_POLICY_UNREADABLE));
 	for (size_t i = 0; i < 6; i++) {
-		size_t l = strnlen(parts[i], sizeof(rec) - n - 1);
+		size_t l = strnlen(parts[i], size - n - 1);
 		memcpy(rec + n, parts[i], l);
 		n += l;
 		rec[n++] = '\0';
 	}
-	syscall(SYS_sendto, event_fd, rec, n, MSG_NOSIGNAL, NULL, 0);
+	return n;
+}
+
+static bool send_record(const char *rec, size_t n)
+{
+	if (event_fd < 0)
+		return false;
+	if (!same_file(event_fd, event_dev, event_ino)) {
+		if (!not_owner())  /* a vfork child's loss is its own */
+			event_fd = -1;
+		return false;
+	}
+	return syscall(SYS_sendto, event_fd, rec, n, MSG_NOSIGNAL, NULL, 0) == (long)n;
+}
+
+static void report_by(const struct call *c, const char *verdict, const char *target,
+		      const struct decision *d, const char *layer)
+{
+	char rec[64 + PATH_MAX];
+	int e = errno;
+
+	if (event_fd >= 0)
+		send_record(rec, record(rec, sizeof(rec), "1", c, verdict, target, d, layer));
+	errno = e;
+}
+
+/*
+ * A call the shim let through and the kernel layer refused (@d says why):
+ * counted and logged as the kernel's. Where cordon reads the kernel's own
+ * log (kernel_audited), that log may tell of it too, or may not be kept at
+ * all (the audit subsystem off), which cordon finds out only when it must:
+ * so the shim hands cordon the line instead of writing it, and cordon
+ * writes it unless the kernel's log has the refusal (run.c, held).
+ */
+static void kernel_refused(const struct call *c, const char *target, const struct decision *d,
+			   int cls)
+{
+	char rec[64 + PATH_MAX + LOG_LINE_MAX];
+	int e = errno;
+
+	atomic_fetch_add_explicit(&refusals[cls], 1, memory_order_relaxed);
+	if (kernel_audited && event_fd >= 0) {
+		size_t n = record(rec, 64 + PATH_MAX, "2", c, "deny", target, d, "kernel");
+		if (log_level != LOG_OFF)
+			n += format_line(rec + n, sizeof(rec) - n - 1, c, "deny", target, d, "kernel");
+		rec[n++] = '\0';
+		if (send_record(rec, n)) {
+			errno = e;
+			return;
+		}
+	}
+	report_by(c, "deny", target, d, "kernel");
+	if (log_level != LOG_OFF)
+		log_event_by(c, "deny", target, d, "kernel");
 	errno = e;
 }
 
@@ -1993,7 +2049,7 @@ void shim_refused_after(enum shim_sym sym, int dirfd, const char *path, int db, 
 	    (cls != CLASS_create && cls != CLASS_write && cls != CLASS_delete &&
 	     cls != CLASS_rename && cls != CLASS_link) ||
 	    (opens && (flags & O_ACCMODE) == O_RDONLY && !(flags & (O_CREAT | O_TRUNC))) ||
-	    !shim_active() || run_mode != MODE_ENFORCE || broken || kernel_audited)
+	    !shim_active() || run_mode != MODE_ENFORCE || broken)
 		return;
 	if (!dac_allows(cls, opens, dirfd, path) || (b && !dac_allows(cls, false, db, b)))
 		goto out;  /* an ordinary refusal, the file's own */
@@ -2008,10 +2064,7 @@ void shim_refused_after(enum shim_sym sym, int dirfd, const char *path, int db, 
 		c.op = fstatat(dirfd, path, &st, 0) == 0 ? "write" : "create";
 	if (absolute(dirfd, path, 0, &t, raw) < 0)
 		snprintf(t.abs, sizeof(t.abs), "%s", path);
-	atomic_fetch_add_explicit(&refusals[cls], 1, memory_order_relaxed);
-	report(&c, "deny", t.abs, &d);
-	if (log_level != LOG_OFF)
-		log_event(&c, "deny", t.abs, &d);
+	kernel_refused(&c, t.abs, &d, (int)cls);
 out:
 	errno = e;
 }
@@ -2023,8 +2076,7 @@ void shim_read_failed(enum shim_sym sym, int dirfd, const char *path)
 {
 	int e = errno;
 
-	if (e != EACCES || !path || !shim_active() || run_mode != MODE_ENFORCE || broken ||
-	    kernel_audited)
+	if (e != EACCES || !path || !shim_active() || run_mode != MODE_ENFORCE || broken)
 		return;
 	struct shim_target t;
 	char raw[PATH_MAX], res[PATH_MAX];
@@ -2033,10 +2085,7 @@ void shim_read_failed(enum shim_sym sym, int dirfd, const char *path)
 		decide_path(OP_READ, res, &d);
 		if (!d.allow) {
 			struct call c = { sym, "read", 0, LOGF_NONE, path };
-			atomic_fetch_add_explicit(&refusals[CLASS_read], 1, memory_order_relaxed);
-			report_by(&c, "deny", res, &d, "kernel");
-			if (log_level != LOG_OFF)
-				log_event_by(&c, "deny", res, &d, "kernel");
+			kernel_refused(&c, res, &d, CLASS_read);
 		}
 	}
 	errno = e;

@@ -235,6 +235,30 @@ Test(kaudit, static_program_refusals_are_logged_and_counted)
 		  "summary:\n%s", s);
 }
 
+/* A dynamic program's read of a read-deny file: Landlock refuses it, the
+ * shim finds that out after the call and hands its line to cordon, and the
+ * kernel's log has the refusal too. Told once, counted once, as the
+ * kernel's; the file next to it reads. */
+Test(kaudit, a_kernel_refusal_the_shim_saw_is_told_once)
+{
+	need_audit();
+	int fd = open(tp("outside/secret"), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	cr_assert(fd >= 0 && write(fd, "secret", 6) == 6);
+	close(fd);
+	run(ARGS("--read-deny", tp("outside/secret"), "--summary", tp("summary.json")),
+	    ARGS(ops_dyn, "read", tp("outside/secret"), "read", tp("outside/canary")));
+	expect_canary();
+	cr_expect_eq(count(out, " -1 13 "), 1, "the read was not refused EACCES:\n%s", out);
+	cr_expect(strstr(out, "keep"), "the sibling did not read:\n%s", out);
+	cr_expect_eq(count(err, "cordon: deny "), 1, "stderr:\n%s", err);
+	cr_expect(strstr(err, fmt("cordon: deny read %s (", tp("outside/secret"))), "stderr:\n%s",
+		  err);
+	cr_expect_eq(count(err, "[kernel]"), 1, "stderr:\n%s", err);
+	char s[8192];
+	cr_assert_geq(fixture_slurp(tp("summary.json"), s, sizeof(s)), 0, "no summary");
+	cr_expect(strncmp(s, "{\"v\":1,\"refused\":1,", 19) == 0, "summary:\n%s", s);
+}
+
 /* The refusals cordon's own self-test provokes between applying the jail
  * and exec are not the program's, and are neither logged nor counted. */
 Test(kaudit, a_run_without_refusals_reports_none)
