@@ -82,7 +82,7 @@ struct jail_backend {
 	 * (the kernel may keep no log at all) is not known yet: */
 	int (*log_open)(const struct policy *pol, struct jail_host *host, char *why, size_t size);
 	/* ... this asks (0: it will; -errno and @why: it will not), which can
-	 * cost a run a tenth of its time, so it is asked only when the
+	 * cost a run a twentieth of its time, so it is asked only when the
 	 * answer is needed: a refusal the shim put down to the kernel layer,
 	 * and no refusal read from the descriptor yet. */
 	int (*log_enabled)(char *why, size_t size);

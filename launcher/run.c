@@ -1033,9 +1033,10 @@ static void jail_said(const struct policy *pol, struct log_relay *log, struct ta
 
 /* The kernel layer's own log (jail.h's log_open): its descriptor (-1:
  * none), and whether the kernel keeps one: yes (1), no (-1), not known
- * (0). Asking costs a tenth of a run (kaudit.c), so it is known from the
- * first refusal read from it, or asked when a shim hands over a refusal
- * of the kernel layer's (kernel_held), or with -v; else never. */
+ * (0). Asking costs up to a twentieth of a run (kaudit.c), so it is known
+ * from the first record read from it (the child's self-test), or asked
+ * when a shim hands over a refusal of the kernel layer's (kernel_held), or
+ * with -v; else never. */
 struct kernel_log {
 	int fd;
 	int on;
