@@ -7,6 +7,12 @@
 
 #include "mem.h"
 
+/* Linux 5.14's; musl's headers (cordon's C library) do not name it yet.
+ * An older kernel refuses it (EINVAL), and the pages fault in as before. */
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23
+#endif
+
 void mem_populate(const void *start, size_t bytes)
 {
 #ifdef MADV_POPULATE_WRITE
