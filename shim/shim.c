@@ -36,8 +36,10 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
 #include <sys/un.h>
 #include <unistd.h>
 
@@ -861,7 +863,7 @@ static void log_event_by(const struct call *c, const char *verdict, const char *
  * with the line as it would be logged. Sent only while the descriptor is
  * still the socket cordon handed over: a program that closed it, or put
  * something else at its number, is told nothing (and cordon counts less,
- * never more). True when sent.
+ * never more).
  */
 static void report_by(const struct call *c, const char *verdict, const char *target,
 		      const struct decision *d, const char *layer);
@@ -892,8 +894,13 @@ static size_t record(char *rec, size_t size, const char *version, const struct c
 	return n;
 }
 
-static bool send_record(const char *rec, size_t n)
+/* The record @rec of @n bytes, and @tail_n bytes of @tail after it, in
+ * one datagram; true when sent. */
+static bool send_record(const char *rec, size_t n, const char *tail, size_t tail_n)
 {
+	struct iovec iov[2] = { { (void *)rec, n }, { (void *)tail, tail_n } };
+	struct msghdr m = { .msg_iov = iov, .msg_iovlen = tail_n ? 2 : 1 };
+
 	if (event_fd < 0)
 		return false;
 	if (!same_file(event_fd, event_dev, event_ino)) {
@@ -901,7 +908,7 @@ static bool send_record(const char *rec, size_t n)
 			event_fd = -1;
 		return false;
 	}
-	return syscall(SYS_sendto, event_fd, rec, n, MSG_NOSIGNAL, NULL, 0) == (long)n;
+	return syscall(SYS_sendmsg, event_fd, &m, MSG_NOSIGNAL) == (long)(n + tail_n);
 }
 
 static void report_by(const struct call *c, const char *verdict, const char *target,
@@ -911,7 +918,7 @@ static void report_by(const struct call *c, const char *verdict, const char *tar
 	int e = errno;
 
 	if (event_fd >= 0)
-		send_record(rec, record(rec, sizeof(rec), "1", c, verdict, target, d, layer));
+		send_record(rec, record(rec, sizeof(rec), "1", c, verdict, target, d, layer), NULL, 0);
 	errno = e;
 }
 
@@ -926,23 +933,25 @@ static void report_by(const struct call *c, const char *verdict, const char *tar
 static void kernel_refused(const struct call *c, const char *target, const struct decision *d,
 			   int cls)
 {
-	char rec[64 + PATH_MAX + LOG_LINE_MAX];
+	char line[LOG_LINE_MAX];
+	size_t len = 0;
 	int e = errno;
 
 	atomic_fetch_add_explicit(&refusals[cls], 1, memory_order_relaxed);
+	if (log_level != LOG_OFF)
+		len = format_line(line, sizeof(line) - 1, c, "deny", target, d, "kernel");
+	line[len] = '\0';
 	if (kernel_audited && event_fd >= 0) {
-		size_t n = record(rec, 64 + PATH_MAX, "2", c, "deny", target, d, "kernel");
-		if (log_level != LOG_OFF)
-			n += format_line(rec + n, sizeof(rec) - n - 1, c, "deny", target, d, "kernel");
-		rec[n++] = '\0';
-		if (send_record(rec, n)) {
+		char rec[64 + PATH_MAX];
+		size_t n = record(rec, sizeof(rec), "2", c, "deny", target, d, "kernel");
+		if (send_record(rec, n, line, len + 1)) {
 			errno = e;
 			return;
 		}
 	}
 	report_by(c, "deny", target, d, "kernel");
-	if (log_level != LOG_OFF)
-		log_event_by(c, "deny", target, d, "kernel");
+	if (len)
+		emit(line, len);
 	errno = e;
 }
 
