@@ -211,10 +211,12 @@ static void find_shim(char out[PATH_MAX])
 /* The compiled policy in a memfd, inherited by the program unless
  * @cloexec (shim no: only the audit's digest reads it), and sealed by the
  * child before it execs (policy_seal). Lines starting "#@" come first and
- * tell the shim how it runs, not what the policy is: @kernel_log, the
- * kernel layer reports what it refuses (kaudit.c), so the shim does not say
- * it again; and whether cordon's supervisor answers the program's metadata
- * calls and connects, which the child alone learns (SUPERVISOR_LINE). */
+ * tell the shim how it runs, not what the policy is: @kernel_log, cordon
+ * reads the kernel layer's own log (kaudit.c), so the shim hands the
+ * refusals it puts down to the kernel layer to cordon rather than saying
+ * them (kernel_held); and whether cordon's supervisor answers the program's
+ * metadata calls and connects, which the child alone learns
+ * (SUPERVISOR_LINE). */
 #define SUPERVISOR_LINE "#@supervisor no \n"
 #define SUPERVISOR_FLAG 13  /* the offset of "no " in it, "yes" when it does */
 static int policy_memfd(const struct policy *pol, bool cloexec, bool kernel_log)
@@ -989,6 +991,12 @@ static void open_log_relay(struct policy *pol, struct log_relay *r)
 
 int run_verbose;
 
+/* Where cordon's own log lines go: the log file, or stderr. */
+static int log_dest(const struct log_relay *log)
+{
+	return log->file >= 0 ? log->file : STDERR_FILENO;
+}
+
 /* A call the kernel layer refused (the supervisor, or Landlock's own log):
  * logged like the shim's refusals (it comes from a program that went
  * around the shim, or one that bypassed it), and counted. With -vv, a call
@@ -1024,7 +1032,7 @@ static void jail_said(const struct policy *pol, struct log_relay *log, struct ta
 		ssize_t n = readlink(link, exe, sizeof(exe) - 1);
 		exe[n > 0 ? n : 1] = '\0';
 	}
-	int fd = log->file >= 0 ? log->file : STDERR_FILENO;
+	int fd = log_dest(log);
 	const char *nc = getenv("NO_COLOR");
 	size_t len = log_format_event(line, sizeof(line), &le, pol,
 				      log_format_for(pol->log_format.value, fd, nc && *nc));
@@ -1078,7 +1086,7 @@ static bool kernel_held(void *arg, const char *line)
 		return false;
 	if (*line) {
 		k->log->denies++;
-		(void)!write(k->log->file >= 0 ? k->log->file : STDERR_FILENO, line, strlen(line));
+		(void)!write(log_dest(k->log), line, strlen(line));
 	}
 	return true;
 }
@@ -1159,7 +1167,7 @@ static void run_summary(const struct policy *pol, const struct log_relay *log,
 {
 	char brief[512], *text = NULL;
 	size_t len = 0;
-	int log_fd = log->file >= 0 ? log->file : STDERR_FILENO;
+	int log_fd = log_dest(log);
 
 	if (pol->log_file.value && strncmp(pol->log_file.value, "fd:", 3) == 0 && log->file < 0)
 		log_fd = atoi(pol->log_file.value + 3);

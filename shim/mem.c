@@ -15,17 +15,12 @@
 
 void mem_populate(const void *start, size_t bytes)
 {
-#ifdef MADV_POPULATE_WRITE
 	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
 	uintptr_t from = (uintptr_t)start & ~(page - 1);
 	uintptr_t to = ((uintptr_t)start + bytes + page - 1) & ~(page - 1);
 
 	if (bytes && to > from)
 		(void)madvise((void *)from, to - from, MADV_POPULATE_WRITE);
-#else
-	(void)start;
-	(void)bytes;
-#endif
 }
 
 void stack_populate(const void *top, size_t bytes)
