@@ -79,7 +79,8 @@ extern const struct seccomp_compiled seccomp_compiled[SECCOMP_SHAPES];
  * seccomp reports them (the ABI's AUDIT_ARCH_ and its number; x32's calls
  * come as x86-64's with the x32 bit and are not listed), and the index of
  * their name in supervised_calls(), or SUPERVISED_SOCKETCALL (i386's
- * socketcall, a connect when its first argument is SYS_CONNECT). And the
+ * socketcall, a connect or a listen when its first argument is
+ * SYS_CONNECT or SYS_LISTEN). And the
  * names of the native ABI's calls, by number (NULL in the gaps). Both are
  * libseccomp's, compiled at build time with the filters. */
 struct supervised_nr {
@@ -94,8 +95,9 @@ extern const char *const native_syscall_names[];
 extern const size_t n_native_syscall_names;
 
 /* The system calls the supervisor answers (supervise.c), by libseccomp
- * name: up to @max into @names; returns how many. */
-size_t supervised_calls(const char **names, size_t max);
+ * name: up to @max into @names; returns how many. Those it answers under
+ * net none only (listen) are among them only when @net_none. */
+size_t supervised_calls(const char **names, size_t max, bool net_none);
 /* Answer one notification on @listener (see struct jail_backend). */
 struct supervise_event;
 int supervise_one(int listener, const struct policy *pol, struct supervise_event *ev);

@@ -28,6 +28,9 @@
  * checked, anything else to the bytes it decided on. A connect that may
  * block (a blocking socket) is made by a thread of its own, so that one
  * slow peer never stalls the other calls.
+ *
+ * Under net none, listen(2) comes too: on a TCP socket bound to no port it
+ * binds one at random, and Landlock checks bind(2) only.
  */
 #ifdef __linux__
 
@@ -35,6 +38,7 @@
 #include <fcntl.h>
 #include <linux/net.h>
 #include <linux/seccomp.h>
+#include <netinet/in.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stddef.h>
@@ -79,7 +83,7 @@
 #endif
 
 enum meta { M_CHMOD, M_CHOWN, M_UTIME, M_UTIMES, M_UTIMENS, M_UTIMENS64, M_SETXATTR, M_RMXATTR,
-	    M_CONNECT, M_CHROOT };
+	    M_CONNECT, M_CHROOT, M_LISTEN };
 
 /* Where each call keeps its object: the argument of the directory
  * descriptor (-1: none, AT_FDCWD), of the path (-1: the descriptor is the
@@ -89,45 +93,52 @@ static const struct meta_call {
 	enum meta kind;
 	signed char dirfd, path, flags;
 	bool nofollow;
+	bool net_none;               /* sent here under net none only */
 } calls[] = {
-	{ "chmod", M_CHMOD, -1, 0, -1, false },
-	{ "fchmod", M_CHMOD, 0, -1, -1, false },
-	{ "fchmodat", M_CHMOD, 0, 1, -1, false },
-	{ "fchmodat2", M_CHMOD, 0, 1, 3, false },
-	{ "chown", M_CHOWN, -1, 0, -1, false },
-	{ "lchown", M_CHOWN, -1, 0, -1, true },
-	{ "fchown", M_CHOWN, 0, -1, -1, false },
-	{ "fchownat", M_CHOWN, 0, 1, 4, false },
-	{ "chown32", M_CHOWN, -1, 0, -1, false },
-	{ "lchown32", M_CHOWN, -1, 0, -1, true },
-	{ "fchown32", M_CHOWN, 0, -1, -1, false },
-	{ "utime", M_UTIME, -1, 0, -1, false },
-	{ "utimes", M_UTIMES, -1, 0, -1, false },
-	{ "futimesat", M_UTIMES, 0, 1, -1, false },
-	{ "utimensat", M_UTIMENS, 0, 1, 3, false },
-	{ "utimensat_time64", M_UTIMENS64, 0, 1, 3, false },
-	{ "setxattr", M_SETXATTR, -1, 0, -1, false },
-	{ "lsetxattr", M_SETXATTR, -1, 0, -1, true },
-	{ "fsetxattr", M_SETXATTR, 0, -1, -1, false },
-	{ "removexattr", M_RMXATTR, -1, 0, -1, false },
-	{ "lremovexattr", M_RMXATTR, -1, 0, -1, true },
-	{ "fremovexattr", M_RMXATTR, 0, -1, -1, false },
+	{ "chmod", M_CHMOD, -1, 0, -1, false, false },
+	{ "fchmod", M_CHMOD, 0, -1, -1, false, false },
+	{ "fchmodat", M_CHMOD, 0, 1, -1, false, false },
+	{ "fchmodat2", M_CHMOD, 0, 1, 3, false, false },
+	{ "chown", M_CHOWN, -1, 0, -1, false, false },
+	{ "lchown", M_CHOWN, -1, 0, -1, true, false },
+	{ "fchown", M_CHOWN, 0, -1, -1, false, false },
+	{ "fchownat", M_CHOWN, 0, 1, 4, false, false },
+	{ "chown32", M_CHOWN, -1, 0, -1, false, false },
+	{ "lchown32", M_CHOWN, -1, 0, -1, true, false },
+	{ "fchown32", M_CHOWN, 0, -1, -1, false, false },
+	{ "utime", M_UTIME, -1, 0, -1, false, false },
+	{ "utimes", M_UTIMES, -1, 0, -1, false, false },
+	{ "futimesat", M_UTIMES, 0, 1, -1, false, false },
+	{ "utimensat", M_UTIMENS, 0, 1, 3, false, false },
+	{ "utimensat_time64", M_UTIMENS64, 0, 1, 3, false, false },
+	{ "setxattr", M_SETXATTR, -1, 0, -1, false, false },
+	{ "lsetxattr", M_SETXATTR, -1, 0, -1, true, false },
+	{ "fsetxattr", M_SETXATTR, 0, -1, -1, false, false },
+	{ "removexattr", M_RMXATTR, -1, 0, -1, false, false },
+	{ "lremovexattr", M_RMXATTR, -1, 0, -1, true, false },
+	{ "fremovexattr", M_RMXATTR, 0, -1, -1, false, false },
 	/* i386's socketcall(SYS_CONNECT, args) comes too: libseccomp turns a
 	 * rule on connect into one on that as well (find_call). */
-	{ "connect", M_CONNECT, -1, -1, -1, false },
+	{ "connect", M_CONNECT, -1, -1, -1, false, false },
 	/* Only watched: see roots_may_differ. */
-	{ "chroot", M_CHROOT, -1, -1, -1, false },
+	{ "chroot", M_CHROOT, -1, -1, -1, false, false },
+	/* listen(2) on a socket bound to no port binds one at random, which
+	 * Landlock's bind rule does not see (supervise_listen). */
+	{ "listen", M_LISTEN, -1, -1, -1, false, true },
 };
 
-/* socketcall(SYS_CONNECT): the arguments are three 32-bit words in memory. */
-static const struct meta_call socketcall_connect = { "connect", M_CONNECT, -1, -1, -1, false };
+/* socketcall(SYS_CONNECT), (SYS_LISTEN): the arguments are 32-bit words
+ * in memory. */
+static const struct meta_call socketcall_connect = { "connect", M_CONNECT, -1, -1, -1, false, false };
+static const struct meta_call socketcall_listen = { "listen", M_LISTEN, -1, -1, -1, false, true };
 
-size_t supervised_calls(const char **names, size_t max)
+size_t supervised_calls(const char **names, size_t max, bool net_none)
 {
 	size_t n = 0;
 
 	for (size_t i = 0; i < sizeof(calls) / sizeof(calls[0]) && n < max; i++)
-		names[n++] = calls[i].name;
+		if (net_none || !calls[i].net_none)
+			names[n++] = calls[i].name;
 	return n;
 }
 
@@ -550,6 +561,7 @@ static int read_times(pid_t pid, const struct seccomp_data *d, struct request *q
 	case M_RMXATTR:
 	case M_CONNECT:
 	case M_CHROOT:
+	case M_LISTEN:
 		break;
 	}
 	return 0;
@@ -564,7 +576,9 @@ static const struct meta_call *find_call(const struct seccomp_data *d)
 		if (s->arch != d->arch || s->nr != (uint32_t)d->nr)
 			continue;
 		if (s->call == SUPERVISED_SOCKETCALL)
-			return d->args[0] == SYS_CONNECT ? &socketcall_connect : NULL;
+			return d->args[0] == SYS_CONNECT  ? &socketcall_connect
+			       : d->args[0] == SYS_LISTEN ? &socketcall_listen
+							  : NULL;
 		return s->call < sizeof(calls) / sizeof(calls[0]) ? &calls[s->call] : NULL;
 	}
 	return NULL;
@@ -657,6 +671,7 @@ static int read_request(pid_t pid, const struct seccomp_data *d, struct request 
 	case M_CHOWN:
 	case M_CONNECT:
 	case M_CHROOT:
+	case M_LISTEN:
 		break;
 	}
 	return 0;
@@ -738,6 +753,7 @@ static int perform(int fd, const struct request *q, const void *xvalue)
 		break;
 	case M_CONNECT:
 	case M_CHROOT:
+	case M_LISTEN:
 		errno = ENOSYS;  /* supervise_connect's; supervise_one's */
 		break;
 	}
@@ -892,6 +908,49 @@ static int connect_later(int listener, struct connect_job *j)
 }
 
 /*
+ * The program's socket @fd (pidfd_getfd: the same open socket, with its
+ * options, bound name and flags) into *@sock, with its domain and type,
+ * once the notification is known to be still the program's. 0, or -errno
+ * to answer the call with (*@sock is then -1).
+ */
+static int take_socket(int listener, const struct seccomp_notif *req, uint64_t fd, int *sock,
+		       int *domain, int *type)
+{
+	const struct creds unknown = { 0 };
+	socklen_t optlen = sizeof(int);
+	bool owned;
+	int pidfd, r;
+
+	*sock = -1;
+	if (fd > INT32_MAX)
+		return -EBADF;
+	if ((r = self_known()))
+		return r;
+	/* A descriptor of the calling thread reaches its process's
+	 * descriptors (thread_pidfd: Linux 6.9, the thread group's before). */
+	if ((pidfd = thread_pidfd((pid_t)req->pid, &unknown, &owned)) < 0)
+		return -ESRCH;
+	*sock = (int)syscall(SYS_pidfd_getfd, pidfd, (int)fd, 0);
+	/* EPERM: a program that made itself undumpable, under a cordon that
+	 * may not trace it (not root): its socket calls fail (threat-model.md). */
+	r = *sock < 0 ? (errno == ESRCH || errno == EPERM ? -errno : -EBADF) : 0;
+	if (owned)
+		close(pidfd);
+	if (r)
+		return r;
+	if (getsockopt(*sock, SOL_SOCKET, SO_DOMAIN, domain, &optlen) < 0 ||
+	    getsockopt(*sock, SOL_SOCKET, SO_TYPE, type, &optlen) < 0)
+		r = -errno;  /* ENOTSOCK */
+	else if (ioctl(listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &req->id) < 0)
+		r = -ESRCH;
+	if (r) {
+		close(*sock);
+		*sock = -1;
+	}
+	return r;
+}
+
+/*
  * connect(fd, addr, len): decide on the address read from the program,
  * and connect the program's own socket. Returns -errno or 0 for the caller
  * to answer with, or 1 when answered already (or to be, by a thread).
@@ -904,8 +963,7 @@ static int supervise_connect(int listener, const struct seccomp_notif *req, bool
 	uint64_t fd = req->data.args[0], addr = req->data.args[1], len = req->data.args[2];
 	struct connect_job j = { .next = NULL, .id = req->id, .sock = -1, .obj = -1 };
 	const struct sockaddr_un *un = (const struct sockaddr_un *)&j.sa;
-	int r, pidfd, domain = 0, type = 0;
-	socklen_t optlen = sizeof(int);
+	int r, domain = 0, type = 0;
 
 	ev->op = "connect";
 	if (indirect) {
@@ -928,31 +986,8 @@ static int supervise_connect(int listener, const struct seccomp_notif *req, bool
 	memset(&j.sa, 0, sizeof(j.sa));
 	if (len && (r = peek(pid, addr, &j.sa, (size_t)len)))
 		return r;
-	if ((r = self_known()))
-		return r;
-	/* A descriptor of the calling thread reaches its process's
-	 * descriptors (thread_pidfd: Linux 6.9, the thread group's before). */
-	const struct creds unknown = { 0 };
-	bool owned;
-	if ((pidfd = thread_pidfd(pid, &unknown, &owned)) < 0)
-		return -ESRCH;
-	j.sock = (int)syscall(SYS_pidfd_getfd, pidfd, (int)fd, 0);
-	/* EPERM: a program that made itself undumpable, under a cordon that
-	 * may not trace it (not root): its connects fail (threat-model.md). */
-	r = j.sock < 0 ? (errno == ESRCH || errno == EPERM ? -errno : -EBADF) : 0;
-	if (owned)
-		close(pidfd);
-	if (r)
-		return r;
-	if (getsockopt(j.sock, SOL_SOCKET, SO_DOMAIN, &domain, &optlen) < 0 ||
-	    getsockopt(j.sock, SOL_SOCKET, SO_TYPE, &type, &optlen) < 0) {
-		r = -errno;  /* ENOTSOCK */
+	if ((r = take_socket(listener, req, fd, &j.sock, &domain, &type)))
 		goto out;
-	}
-	if (ioctl(listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &req->id) < 0) {
-		r = -ESRCH;
-		goto out;
-	}
 
 	if (domain == AF_UNIX && j.sa.ss_family == AF_UNIX && len > off && un->sun_path[0]) {
 		/* A pathname: the socket file the kernel would find. */
@@ -1027,6 +1062,58 @@ out:
 	return r;
 }
 
+/*
+ * listen(fd, backlog), under net none: a TCP socket bound to no port is
+ * bound to one at random by listen, a bind Landlock's rules do not see;
+ * that is decided as a bind to port 0, which net-bind cannot list. A
+ * socket bound already was bound with Landlock's leave, or before cordon
+ * (a socket handed down): its listen is made, on the program's own socket.
+ */
+static int supervise_listen(int listener, const struct seccomp_notif *req, bool indirect,
+			    const struct policy *pol, struct supervise_event *ev)
+{
+	uint64_t fd = req->data.args[0], backlog = req->data.args[1];
+	struct sockaddr_storage sa;
+	socklen_t len = sizeof(sa);
+	int r, sock = -1, domain = 0, type = 0;
+
+	ev->op = "bind";
+	if (indirect) {
+		uint32_t a[2];
+		if ((r = peek((pid_t)req->pid, req->data.args[1], a, sizeof(a))))
+			return r;
+		fd = a[0];
+		backlog = a[1];
+	}
+	if ((r = take_socket(listener, req, (uint32_t)fd, &sock, &domain, &type)))
+		return r;
+	if ((domain == AF_INET || domain == AF_INET6) && type == SOCK_STREAM) {
+		memset(&sa, 0, sizeof(sa));
+		if (getsockname(sock, (struct sockaddr *)&sa, &len) < 0) {
+			r = -errno;
+			goto out;
+		}
+		in_port_t port = domain == AF_INET ? ((struct sockaddr_in *)&sa)->sin_port
+						   : ((struct sockaddr_in6 *)&sa)->sin6_port;
+		if (port == 0) {
+			policy_decide_net(pol, OP_BIND, type, (const struct sockaddr *)&sa, len,
+					  &ev->d);
+			log_format_addr(ev->path, sizeof(ev->path), (const struct sockaddr *)&sa, len,
+					type);
+			if (!ev->d.allow) {
+				ev->refused = true;
+				r = -EACCES;
+				goto out;
+			}
+		}
+	}
+	/* The kernel takes the backlog as an int. */
+	r = listen(sock, (int)(uint32_t)backlog) < 0 ? -errno : 0;
+out:
+	close(sock);
+	return r;
+}
+
 int supervise_one(int listener, const struct policy *pol, struct supervise_event *ev)
 {
 	static char xvalue[XATTR_SIZE_MAX];
@@ -1067,6 +1154,10 @@ int supervise_one(int listener, const struct policy *pol, struct supervise_event
 		r = supervise_connect(listener, &req, q.call == &socketcall_connect, pol, ev);
 		if (r > 0)
 			return 1;
+		goto reply;
+	}
+	if (q.call->kind == M_LISTEN) {
+		r = supervise_listen(listener, &req, q.call == &socketcall_listen, pol, ev);
 		goto reply;
 	}
 	struct creds c;

@@ -257,7 +257,8 @@ size_t log_hint(char *buf, size_t size, const char *op, const char *target, enum
 		}
 		break;
 	case REASON_NET_NONE:
-		puts_(&o, "net-connect PORT or net all");
+		puts_(&o, strcmp(op, "bind") == 0 ? "net-bind PORT or net all"
+						  : "net-connect PORT or net all");
 		break;
 	case REASON_NET_ABSTRACT:
 		puts_(&o, "net isolated or net all");

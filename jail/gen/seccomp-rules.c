@@ -20,8 +20,10 @@
 
 #include <errno.h>
 #include <linux/filter.h>
+#include <linux/net.h>
 #include <linux/sched.h>
 #include <linux/seccomp.h>
+#include <netinet/in.h>
 #include <seccomp.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -115,7 +117,7 @@ static int build(const struct policy *pol, scmp_filter_ctx *out, char *err, size
 	 * ABI lacks (chown32: i386 only) resolves to libseccomp's pseudo
 	 * number, which it places in the ABIs that have it. */
 	const char *sup[32];
-	size_t nsup = supervised_calls(sup, 32);
+	size_t nsup = supervised_calls(sup, 32, pol->net.value == NET_NONE);
 	for (size_t i = 0; i < nsup; i++) {
 		int nr = seccomp_syscall_resolve_name(sup[i]);
 		if (nr == __NR_SCMP_ERROR)
@@ -176,6 +178,56 @@ static int build(const struct policy *pol, scmp_filter_ctx *out, char *err, size
 					goto bad;
 			}
 		}
+	}
+
+	if (pol->net.value == NET_NONE) {
+		/* TCP's other protocols on its socket type, which Landlock's
+		 * port rules do not cover (they apply to IPPROTO_TCP alone):
+		 * MPTCP binds any port, SCTP makes associations from setsockopt
+		 * and sendmsg. Refused as a kernel without them would: programs
+		 * that try one (Go's listeners) fall back to TCP. Protocols
+		 * above TCP's in one rule (a value with its upper half set, which
+		 * the kernel would truncate, is among them), those below it but
+		 * the default one by one. */
+		for (int f = 0; f < 2; f++) {
+			unsigned long family = f ? AF_INET6 : AF_INET;
+			if ((rc = RULE(ctx, SCMP_ACT_ERRNO(EPROTONOSUPPORT), "socket", 3,
+				       SCMP_A0(SCMP_CMP_EQ, family),
+				       SCMP_A1(SCMP_CMP_MASKED_EQ, 0xf, (unsigned long)SOCK_STREAM),
+				       SCMP_A2(SCMP_CMP_GT, (unsigned long)IPPROTO_TCP))) < 0)
+				goto bad;
+			for (unsigned long proto = 1; proto < IPPROTO_TCP; proto++) {
+				if ((rc = RULE(ctx, SCMP_ACT_ERRNO(EPROTONOSUPPORT), "socket", 3,
+					       SCMP_A0(SCMP_CMP_EQ, family),
+					       SCMP_A1(SCMP_CMP_MASKED_EQ, 0xf,
+						       (unsigned long)SOCK_STREAM),
+					       SCMP_A2(SCMP_CMP_EQ, proto))) < 0)
+					goto bad;
+			}
+		}
+		/* TCP Fast Open: a send with MSG_FASTOPEN and an address connects
+		 * the socket, and neither Landlock (its connect rule is checked in
+		 * connect(2) only) nor the supervisor (which sees connect) would
+		 * see it. Refused as on a host with TFO off: the program falls
+		 * back to connect, which is decided. The flags are a register
+		 * of the direct calls. i386's socketcall carries them in memory:
+		 * there every send that may carry an address is refused (a
+		 * 32-bit program under net none already has no socketcall
+		 * socket). Added first: from the rules after them, libseccomp
+		 * would derive socketcall rules that test a register socketcall
+		 * does not use, where the direct calls keep their flags. */
+		static const unsigned long i386_sends[] = { SYS_SENDTO, SYS_SENDMSG, SYS_SENDMMSG };
+		for (size_t i = 0; i < sizeof(i386_sends) / sizeof(i386_sends[0]); i++)
+			if ((rc = RULE(ctx, SCMP_ACT_ERRNO(EACCES), "socketcall", 1,
+				       SCMP_A0(SCMP_CMP_EQ, i386_sends[i]))) < 0)
+				goto bad;
+		if ((rc = RULE(ctx, SCMP_ACT_ERRNO(EOPNOTSUPP), "sendto", 1,
+			       SCMP_A3(SCMP_CMP_MASKED_EQ, MSG_FASTOPEN, MSG_FASTOPEN))) < 0 ||
+		    (rc = RULE(ctx, SCMP_ACT_ERRNO(EOPNOTSUPP), "sendmsg", 1,
+			       SCMP_A2(SCMP_CMP_MASKED_EQ, MSG_FASTOPEN, MSG_FASTOPEN))) < 0 ||
+		    (rc = RULE(ctx, SCMP_ACT_ERRNO(EOPNOTSUPP), "sendmmsg", 1,
+			       SCMP_A3(SCMP_CMP_MASKED_EQ, MSG_FASTOPEN, MSG_FASTOPEN))) < 0)
+			goto bad;
 	}
 
 	if (!pol->subprocess.value) {

@@ -109,6 +109,12 @@
  *                            (SOCK_NONBLOCK)
  *   sys-unix-dgram PATH      raw socket(AF_UNIX, SOCK_DGRAM) + connect to PATH, then
  *                            raw write of "hello"
+ *   sys-tfo HOST PORT CALL   raw socket(SOCK_STREAM) + CALL ("sendto", "sendmsg" or
+ *                            "sendmmsg") of "hello" with MSG_FASTOPEN and the address:
+ *                            TCP Fast Open, a connect without connect(2)
+ *   sys-socket-proto PROTO   raw socket(AF_INET, SOCK_STREAM, PROTO) (262: MPTCP)
+ *   sys-listen HOST PORT     raw socket(SOCK_STREAM), bound to HOST:PORT unless PORT
+ *                            is "-", + listen; INFO: the port it listens on
  *
  * Processes:
  *   sys-kill PID SIG         raw kill
@@ -774,6 +780,7 @@ static const struct {
 	{ "fd-sum", 1 }, { "fd-find", 1 }, { "open-ro", 1 }, { "open-rw", 1 }, { "fd-chmod", 2 },
 	{ "connect", 2 }, { "sys-connect", 2 }, { "uring-connect", 2 },
 	{ "sys-udp", 3 }, { "sys-abstract", 1 }, { "sys-unix", 2 }, { "sys-unix-dgram", 1 },
+	{ "sys-tfo", 3 }, { "sys-socket-proto", 1 }, { "sys-listen", 2 },
 	{ "sys-read", 1 }, { "read", 1 }, { "sys-kill", 2 }, { "sys-ptrace", 1 },
 	{ "sys-capdrop", 1 }, { "vfork-threads", 3 },
 	{ "tiocsti", 0 }, { "fork", 1 }, { "sys-fork", 1 }, { "thread", 0 },
@@ -1049,6 +1056,44 @@ int main(int argc, char **argv)
 			STEP(&o, "socket", s = syscall(SYS_socket, AF_INET, SOCK_DGRAM, 0));
 			STEP(&o, "sendto",
 			     syscall(SYS_sendto, s, a[2], strlen(a[2]), 0, &sa, sizeof(sa)));
+			if (s >= 0)
+				syscall(SYS_close, s);
+		} else if (strcmp(op, "sys-tfo") == 0) {
+			struct sockaddr_in sa;
+			struct iovec iov = { .iov_base = (void *)"hello", .iov_len = 5 };
+			struct mmsghdr mm = { .msg_hdr = { .msg_name = &sa, .msg_namelen = sizeof(sa),
+							   .msg_iov = &iov, .msg_iovlen = 1 } };
+			long s = -1;
+			sock_addr(a[0], a[1], &sa);
+			STEP(&o, "socket", s = syscall(SYS_socket, AF_INET, SOCK_STREAM, 0));
+			if (strcmp(a[2], "sendto") == 0)
+				STEP(&o, "sendto", syscall(SYS_sendto, s, "hello", 5, MSG_FASTOPEN, &sa,
+							   sizeof(sa)));
+			else if (strcmp(a[2], "sendmsg") == 0)
+				STEP(&o, "sendmsg", syscall(SYS_sendmsg, s, &mm.msg_hdr, MSG_FASTOPEN));
+			else if (strcmp(a[2], "sendmmsg") == 0)
+				STEP(&o, "sendmmsg", syscall(SYS_sendmmsg, s, &mm, 1, MSG_FASTOPEN));
+			else
+				usage("sys-tfo: CALL is sendto, sendmsg or sendmmsg");
+			if (s >= 0)
+				syscall(SYS_close, s);
+		} else if (strcmp(op, "sys-socket-proto") == 0) {
+			long s = -1;
+			STEP(&o, "socket", s = syscall(SYS_socket, AF_INET, SOCK_STREAM, num(a[0])));
+			if (s >= 0)
+				syscall(SYS_close, s);
+		} else if (strcmp(op, "sys-listen") == 0) {
+			struct sockaddr_in sa;
+			socklen_t len = sizeof(sa);
+			long s = -1;
+			sock_addr(a[0], strcmp(a[1], "-") ? a[1] : "0", &sa);
+			STEP(&o, "socket", s = syscall(SYS_socket, AF_INET, SOCK_STREAM, 0));
+			if (strcmp(a[1], "-") != 0)
+				STEP(&o, "bind", syscall(SYS_bind, s, &sa, sizeof(sa)));
+			STEP(&o, "listen", syscall(SYS_listen, s, 4));
+			STEP(&o, "getsockname", syscall(SYS_getsockname, s, &sa, &len));
+			if (o.ret >= 0)
+				snprintf(info, sizeof(info), "%u", (unsigned)ntohs(sa.sin_port));
 			if (s >= 0)
 				syscall(SYS_close, s);
 		} else if (strcmp(op, "sys-abstract") == 0) {

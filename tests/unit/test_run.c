@@ -615,6 +615,115 @@ Test(escape, udp_send_net_all_received, .init = setup, .fini = teardown, .timeou
 	close(u);
 }
 
+/* TCP Fast Open: a send with MSG_FASTOPEN and an address connects the
+ * socket without connect(2), which Landlock's port rule and the supervisor
+ * watch. With net none it fails as on a host where it is off, for each
+ * call that can carry it; the program's fallback, connect, is decided. */
+static bool host_tfo_client(void)
+{
+	FILE *f = fopen("/proc/sys/net/ipv4/tcp_fastopen", "r");
+	int v = 0;
+
+	if (f) {
+		if (fscanf(f, "%d", &v) != 1)
+			v = 0;
+		fclose(f);
+	}
+	return v & 1;
+}
+
+#define TFO_ALL(p)                                                                     \
+	"sys-tfo", "127.0.0.1", p, "sendto", "sys-tfo", "127.0.0.1", p, "sendmsg", "sys-tfo", \
+		"127.0.0.1", p, "sendmmsg"
+
+Test(escape, tcp_fast_open_refused, .init = setup, .fini = teardown, .timeout = 30)
+{
+	unsigned port;
+	int l = inet_socket(SOCK_STREAM, &port);
+	const char *p = fmt("%u", port);
+
+	if (!host_tfo_client())
+		SKIP("TCP Fast Open is off for clients here (net.ipv4.tcp_fastopen): nothing to refuse");
+	need_seccomp();
+	run(NULL, ARGS(ops_static, TFO_ALL(p)));
+	expect_exit(0);
+	EXPECT(NO("sys-tfo", EOPNOTSUPP), NO("sys-tfo", EOPNOTSUPP), NO("sys-tfo", EOPNOTSUPP));
+	cr_expect_eq(accepted(l), 0, "a connection reached the listener");
+	/* A listed port: the fallback connects. */
+	policy(fmt("net-connect %s\n", p));
+	run(NULL, ARGS(ops_static, "sys-tfo", "127.0.0.1", p, "sendto", "sys-connect", "127.0.0.1", p));
+	expect_exit(0);
+	EXPECT(NO("sys-tfo", EOPNOTSUPP), OK("sys-connect"));
+	cr_expect_eq(accepted(l), 1);
+	close(l);
+}
+
+/* The control: with net all each of the three connects. */
+Test(escape, tcp_fast_open_net_all_connects, .init = setup, .fini = teardown, .timeout = 30)
+{
+	unsigned port;
+	int l = inet_socket(SOCK_STREAM, &port);
+
+	if (!host_tfo_client())
+		SKIP("TCP Fast Open is off for clients here (net.ipv4.tcp_fastopen)");
+	policy("net all\n");
+	run(NULL, ARGS(ops_static, TFO_ALL(fmt("%u", port))));
+	expect_exit(0);
+	EXPECT(OK("sys-tfo"), OK("sys-tfo"), OK("sys-tfo"));
+	cr_expect_eq(accepted(l), 3);
+	close(l);
+}
+
+/* MPTCP (and SCTP) sockets are TCP's type with another protocol, which
+ * Landlock's port rules do not cover: an MPTCP socket binds any port. */
+Test(escape, tcp_other_protocols_refused, .init = setup, .fini = teardown, .timeout = 30)
+{
+	int m = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 262);
+
+	if (m < 0)
+		SKIP("no MPTCP here (socket: %s): nothing to refuse", strerror(errno));
+	close(m);
+	need_seccomp();
+	run(NULL, ARGS(ops_static, "sys-socket-proto", "262", "sys-socket-proto", "6",
+		       "sys-socket-proto", "0"));
+	expect_exit(0);
+	EXPECT(NO("sys-socket-proto", EPROTONOSUPPORT), OK("sys-socket-proto"),
+	       OK("sys-socket-proto"));
+	policy("net all\n");
+	run(NULL, ARGS(ops_static, "sys-socket-proto", "262"));
+	expect_exit(0);
+	EXPECT(OK("sys-socket-proto"));
+}
+
+/* listen(2) on a socket bound to no port binds one at random, a bind
+ * Landlock does not see: refused and said as a bind; a socket bound to a
+ * listed port listens. */
+Test(escape, listen_on_unbound_socket_refused, .init = setup, .fini = teardown, .timeout = 30)
+{
+	unsigned port;
+	int s = inet_socket(SOCK_STREAM, &port);  /* a port that was free */
+
+	close(s);
+	need_landlock(4, "refusing TCP bind");
+	run(NULL, ARGS(ops_static, "sys-listen", "127.0.0.1", "-"));
+	expect_exit(0);
+	EXPECT(NO("sys-listen", EACCES));
+	cr_expect_str_eq(got[0].info, "listen");
+	cr_expect(strstr(R.err, "deny bind 0.0.0.0:0/tcp (listen)"), "stderr:\n%s", R.err);
+	cr_expect(strstr(R.err, "to allow: net-bind PORT or net all"), "stderr:\n%s", R.err);
+	policy(fmt("net-bind %u\n", port));
+	run(NULL, ARGS(ops_static, "sys-listen", "127.0.0.1", fmt("%u", port), "sys-listen",
+		       "127.0.0.1", "-"));
+	expect_exit(0);
+	EXPECT(OK("sys-listen"), NO("sys-listen", EACCES));
+	cr_expect_str_eq(got[0].info, fmt("%u", port));
+	policy("net all\n");
+	run(NULL, ARGS(ops_static, "sys-listen", "127.0.0.1", "-"));
+	expect_exit(0);
+	EXPECT(OK("sys-listen"));
+	cr_expect_str_neq(got[0].info, "0");
+}
+
 /* net isolated: a loopback of its own; our listeners are not on it. */
 Test(escape, net_isolated_reaches_only_its_own_loopback, .init = setup, .fini = teardown,
      .timeout = 30)

@@ -9,6 +9,7 @@
  */
 #include <criterion/criterion.h>
 #include <errno.h>
+#include <netinet/in.h>
 #include <pthread.h>
 #include <seccomp.h>
 #include <sched.h>
@@ -19,6 +20,7 @@
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -107,7 +109,7 @@ Test(seccomp_compiled, call_numbers_and_names_equal_libseccomps)
 {
 	const uint32_t abis[] = { SCMP_ARCH_X86_64, SCMP_ARCH_X86 };
 	const char *sup[32];
-	size_t nsup = supervised_calls(sup, 32), seen = 0;
+	size_t nsup = supervised_calls(sup, 32, true), seen = 0;
 
 	for (size_t a = 0; a < sizeof(abis) / sizeof(abis[0]); a++) {
 		for (uint32_t nr = 0; nr < 4096; nr++) {
@@ -187,6 +189,30 @@ static int live_checks(void)
 		bad |= 32;
 	if (syscall(SYS_ptrace, 0, 0, 0, 0) != -1 || errno != EPERM)
 		bad |= 64;
+	/* TCP's other protocols (MPTCP, SCTP), also with the upper half of
+	 * the argument set (the kernel would see 262 alone) */
+	if (socket(AF_INET, SOCK_STREAM, 262) != -1 || errno != EPROTONOSUPPORT)
+		bad |= 1024;
+	if (socket(AF_INET6, SOCK_STREAM, IPPROTO_SCTP) != -1 || errno != EPROTONOSUPPORT)
+		bad |= 2048;
+	if (syscall(SYS_socket, AF_INET, SOCK_STREAM, 0x100000106L) != -1 || errno != EPROTONOSUPPORT)
+		bad |= 4096;
+	/* TCP Fast Open, a connect by a send; a send without it reaches the
+	 * socket (not connected: EPIPE) */
+	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons(1),
+				  .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	struct iovec iov = { .iov_base = (void *)"x", .iov_len = 1 };
+	struct msghdr m = { .msg_name = &sa, .msg_namelen = sizeof(sa), .msg_iov = &iov,
+			    .msg_iovlen = 1 };
+	fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, IPPROTO_TCP);
+	if (fd < 0 ||
+	    sendto(fd, "x", 1, MSG_FASTOPEN, (struct sockaddr *)&sa, sizeof(sa)) != -1 ||
+	    errno != EOPNOTSUPP ||
+	    sendmsg(fd, &m, MSG_FASTOPEN | MSG_NOSIGNAL) != -1 || errno != EOPNOTSUPP ||
+	    send(fd, "x", 1, MSG_NOSIGNAL) != -1 || errno != EPIPE)
+		bad |= 8192;
+	if (fd >= 0)
+		close(fd);
 	/* still working */
 	fd = socket(AF_INET, SOCK_STREAM, 0);
 	if (fd < 0)
@@ -246,7 +272,10 @@ Test(seccomp_live, refused_calls_fail_and_threads_work)
 		if (seccomp_apply(&p, &listener, err, sizeof(err)) != 0 || listener < 0)
 			_exit(255);
 		close(listener);  /* unserved: supervised calls fail ENOSYS */
-		_exit(live_checks() ? 1 : 0);
+		int bad = live_checks();
+		if (bad)
+			fprintf(stderr, "live checks failed: %#x\n", (unsigned)bad);
+		_exit(bad ? 1 : 0);
 	}
 	cr_assert_eq(waitpid(pid, &status, 0), pid);
 	cr_expect(WIFEXITED(status) && WEXITSTATUS(status) == 0,
