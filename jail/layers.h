@@ -78,7 +78,7 @@ extern const struct seccomp_compiled seccomp_compiled[SECCOMP_SHAPES];
 /* The system calls the filter sends to the supervisor, by number as
  * seccomp reports them (the ABI's AUDIT_ARCH_ and its number; x32's calls
  * come as x86-64's with the x32 bit and are not listed), and the index of
- * their name in supervised_calls(), or SUPERVISED_SOCKETCALL (i386's
+ * their name in supervised_names(), or SUPERVISED_SOCKETCALL (i386's
  * socketcall, a connect or a listen when its first argument is
  * SYS_CONNECT or SYS_LISTEN). And the
  * names of the native ABI's calls, by number (NULL in the gaps). Both are
@@ -95,9 +95,14 @@ extern const char *const native_syscall_names[];
 extern const size_t n_native_syscall_names;
 
 /* The system calls the supervisor answers (supervise.c), by libseccomp
- * name: up to @max into @names; returns how many. Those it answers under
- * net none only (listen) are among them only when @net_none. */
+ * name: up to @max into @names; returns how many. supervised_names: all of
+ * them, in the order supervised_nr's call indexes. supervised_calls: those
+ * the filter sends whatever their arguments, for a policy with or without
+ * net none (listen is sent under net none only). supervised_ioctls: the
+ * ioctl commands the filter sends (the other ioctls are not). */
+size_t supervised_names(const char **names, size_t max);
 size_t supervised_calls(const char **names, size_t max, bool net_none);
+size_t supervised_ioctls(uint32_t *cmds, size_t max);
 /* Answer one notification on @listener (see struct jail_backend). */
 struct supervise_event;
 int supervise_one(int listener, const struct policy *pol, struct supervise_event *ev);

@@ -83,7 +83,10 @@
 #endif
 
 enum meta { M_CHMOD, M_CHOWN, M_UTIME, M_UTIMES, M_UTIMENS, M_UTIMENS64, M_SETXATTR, M_RMXATTR,
-	    M_CONNECT, M_CHROOT, M_LISTEN };
+	    M_CONNECT, M_CHROOT, M_LISTEN, M_IOCTL };
+
+/* When the filter sends a call here. */
+enum send { ALWAYS, NET_NONE_ONLY, BY_COMMAND };
 
 /* Where each call keeps its object: the argument of the directory
  * descriptor (-1: none, AT_FDCWD), of the path (-1: the descriptor is the
@@ -93,52 +96,105 @@ static const struct meta_call {
 	enum meta kind;
 	signed char dirfd, path, flags;
 	bool nofollow;
-	bool net_none;               /* sent here under net none only */
+	enum send send;
 } calls[] = {
-	{ "chmod", M_CHMOD, -1, 0, -1, false, false },
-	{ "fchmod", M_CHMOD, 0, -1, -1, false, false },
-	{ "fchmodat", M_CHMOD, 0, 1, -1, false, false },
-	{ "fchmodat2", M_CHMOD, 0, 1, 3, false, false },
-	{ "chown", M_CHOWN, -1, 0, -1, false, false },
-	{ "lchown", M_CHOWN, -1, 0, -1, true, false },
-	{ "fchown", M_CHOWN, 0, -1, -1, false, false },
-	{ "fchownat", M_CHOWN, 0, 1, 4, false, false },
-	{ "chown32", M_CHOWN, -1, 0, -1, false, false },
-	{ "lchown32", M_CHOWN, -1, 0, -1, true, false },
-	{ "fchown32", M_CHOWN, 0, -1, -1, false, false },
-	{ "utime", M_UTIME, -1, 0, -1, false, false },
-	{ "utimes", M_UTIMES, -1, 0, -1, false, false },
-	{ "futimesat", M_UTIMES, 0, 1, -1, false, false },
-	{ "utimensat", M_UTIMENS, 0, 1, 3, false, false },
-	{ "utimensat_time64", M_UTIMENS64, 0, 1, 3, false, false },
-	{ "setxattr", M_SETXATTR, -1, 0, -1, false, false },
-	{ "lsetxattr", M_SETXATTR, -1, 0, -1, true, false },
-	{ "fsetxattr", M_SETXATTR, 0, -1, -1, false, false },
-	{ "removexattr", M_RMXATTR, -1, 0, -1, false, false },
-	{ "lremovexattr", M_RMXATTR, -1, 0, -1, true, false },
-	{ "fremovexattr", M_RMXATTR, 0, -1, -1, false, false },
+	{ "chmod", M_CHMOD, -1, 0, -1, false, ALWAYS },
+	{ "fchmod", M_CHMOD, 0, -1, -1, false, ALWAYS },
+	{ "fchmodat", M_CHMOD, 0, 1, -1, false, ALWAYS },
+	{ "fchmodat2", M_CHMOD, 0, 1, 3, false, ALWAYS },
+	{ "chown", M_CHOWN, -1, 0, -1, false, ALWAYS },
+	{ "lchown", M_CHOWN, -1, 0, -1, true, ALWAYS },
+	{ "fchown", M_CHOWN, 0, -1, -1, false, ALWAYS },
+	{ "fchownat", M_CHOWN, 0, 1, 4, false, ALWAYS },
+	{ "chown32", M_CHOWN, -1, 0, -1, false, ALWAYS },
+	{ "lchown32", M_CHOWN, -1, 0, -1, true, ALWAYS },
+	{ "fchown32", M_CHOWN, 0, -1, -1, false, ALWAYS },
+	{ "utime", M_UTIME, -1, 0, -1, false, ALWAYS },
+	{ "utimes", M_UTIMES, -1, 0, -1, false, ALWAYS },
+	{ "futimesat", M_UTIMES, 0, 1, -1, false, ALWAYS },
+	{ "utimensat", M_UTIMENS, 0, 1, 3, false, ALWAYS },
+	{ "utimensat_time64", M_UTIMENS64, 0, 1, 3, false, ALWAYS },
+	{ "setxattr", M_SETXATTR, -1, 0, -1, false, ALWAYS },
+	{ "lsetxattr", M_SETXATTR, -1, 0, -1, true, ALWAYS },
+	{ "fsetxattr", M_SETXATTR, 0, -1, -1, false, ALWAYS },
+	{ "removexattr", M_RMXATTR, -1, 0, -1, false, ALWAYS },
+	{ "lremovexattr", M_RMXATTR, -1, 0, -1, true, ALWAYS },
+	{ "fremovexattr", M_RMXATTR, 0, -1, -1, false, ALWAYS },
 	/* i386's socketcall(SYS_CONNECT, args) comes too: libseccomp turns a
 	 * rule on connect into one on that as well (find_call). */
-	{ "connect", M_CONNECT, -1, -1, -1, false, false },
+	{ "connect", M_CONNECT, -1, -1, -1, false, ALWAYS },
 	/* Only watched: see roots_may_differ. */
-	{ "chroot", M_CHROOT, -1, -1, -1, false, false },
+	{ "chroot", M_CHROOT, -1, -1, -1, false, ALWAYS },
 	/* listen(2) on a socket bound to no port binds one at random, which
 	 * Landlock's bind rule does not see (supervise_listen). */
-	{ "listen", M_LISTEN, -1, -1, -1, false, true },
+	{ "listen", M_LISTEN, -1, -1, -1, false, NET_NONE_ONLY },
+	/* The ioctls that change an inode's attributes (supervised_ioctls). */
+	{ "ioctl", M_IOCTL, 0, -1, -1, false, BY_COMMAND },
 };
 
 /* socketcall(SYS_CONNECT), (SYS_LISTEN): the arguments are 32-bit words
  * in memory. */
-static const struct meta_call socketcall_connect = { "connect", M_CONNECT, -1, -1, -1, false, false };
-static const struct meta_call socketcall_listen = { "listen", M_LISTEN, -1, -1, -1, false, true };
+static const struct meta_call socketcall_connect = { "connect", M_CONNECT, -1, -1, -1, false,
+						      ALWAYS };
+static const struct meta_call socketcall_listen = { "listen", M_LISTEN, -1, -1, -1, false,
+						     NET_NONE_ONLY };
+
+/*
+ * The ioctls that change a file's attributes with no more than a
+ * descriptor open for reading, where Landlock (which governs ioctls on
+ * devices only) does not look: inode flags (chattr: noatime, nodump, ...;
+ * immutable and append-only need CAP_LINUX_IMMUTABLE, which the program
+ * lacks), the extended attributes of XFS's interface (project id,
+ * extent size), the inode generation, fs-verity (which makes a file
+ * read-only for good) and an encryption policy. The 32-bit forms come
+ * from 32-bit programs (the kernel's compat layer maps them).
+ */
+#define FS_IOC_SETFLAGS_ 0x40086602u     /* _IOW('f', 2, long) */
+#define FS_IOC32_SETFLAGS_ 0x40046602u   /* _IOW('f', 2, int) */
+#define FS_IOC_SETVERSION_ 0x40087602u   /* _IOW('v', 2, long) */
+#define FS_IOC32_SETVERSION_ 0x40047602u /* _IOW('v', 2, int) */
+#define FS_IOC_FSSETXATTR_ 0x401c5820u   /* _IOW('X', 32, struct fsxattr) */
+#define FS_IOC_ENABLE_VERITY_ 0x40806685u /* _IOW('f', 133, struct fsverity_enable_arg) */
+#define FS_IOC_SET_ENCRYPTION_POLICY_ 0x800c6613u /* _IOR('f', 19, struct fscrypt_policy_v1) */
+static const struct {
+	uint32_t cmd, native;        /* as the program asks; as cordon makes it */
+	const char *name;
+} ioctls[] = {
+	{ FS_IOC_SETFLAGS_, FS_IOC_SETFLAGS_, "FS_IOC_SETFLAGS" },
+	{ FS_IOC32_SETFLAGS_, FS_IOC_SETFLAGS_, "FS_IOC32_SETFLAGS" },
+	{ FS_IOC_SETVERSION_, FS_IOC_SETVERSION_, "FS_IOC_SETVERSION" },
+	{ FS_IOC32_SETVERSION_, FS_IOC_SETVERSION_, "FS_IOC32_SETVERSION" },
+	{ FS_IOC_FSSETXATTR_, FS_IOC_FSSETXATTR_, "FS_IOC_FSSETXATTR" },
+	{ FS_IOC_ENABLE_VERITY_, FS_IOC_ENABLE_VERITY_, "FS_IOC_ENABLE_VERITY" },
+	{ FS_IOC_SET_ENCRYPTION_POLICY_, FS_IOC_SET_ENCRYPTION_POLICY_,
+	  "FS_IOC_SET_ENCRYPTION_POLICY" },
+};
+
+size_t supervised_names(const char **names, size_t max)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < sizeof(calls) / sizeof(calls[0]) && n < max; i++)
+		names[n++] = calls[i].name;
+	return n;
+}
 
 size_t supervised_calls(const char **names, size_t max, bool net_none)
 {
 	size_t n = 0;
 
 	for (size_t i = 0; i < sizeof(calls) / sizeof(calls[0]) && n < max; i++)
-		if (net_none || !calls[i].net_none)
+		if (calls[i].send == ALWAYS || (net_none && calls[i].send == NET_NONE_ONLY))
 			names[n++] = calls[i].name;
+	return n;
+}
+
+size_t supervised_ioctls(uint32_t *cmds, size_t max)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < sizeof(ioctls) / sizeof(ioctls[0]) && n < max; i++)
+		cmds[n++] = ioctls[i].cmd;
 	return n;
 }
 
@@ -504,6 +560,7 @@ struct request {
 	size_t xsize;
 	struct timespec ts[2];
 	bool ts_null;
+	size_t ioctl;                /* M_IOCTL: its entry in ioctls[] */
 };
 
 static int read_times(pid_t pid, const struct seccomp_data *d, struct request *q, uint64_t addr)
@@ -562,6 +619,7 @@ static int read_times(pid_t pid, const struct seccomp_data *d, struct request *q
 	case M_CONNECT:
 	case M_CHROOT:
 	case M_LISTEN:
+	case M_IOCTL:
 		break;
 	}
 	return 0;
@@ -612,6 +670,70 @@ static int program_view(char *path, size_t size, pid_t tid)
 		return 0;
 	}
 	return 0;
+}
+
+/* fs-verity's argument (struct fsverity_enable_arg), its pointers 64-bit
+ * on every ABI, and the kernel's limits on what they point to. */
+struct verity_arg {
+	uint32_t version, hash_algorithm, block_size, salt_size;
+	uint64_t salt_ptr;
+	uint32_t sig_size, reserved1;
+	uint64_t sig_ptr;
+	uint64_t reserved2[11];
+};
+#define VERITY_MAX_SALT 32
+#define VERITY_MAX_SIGNATURE 16128
+
+/* The argument of the ioctl @d asks for, copied from the program into
+ * @buf (fs-verity's salt and signature after it, its pointers made to
+ * point there), its size in q->xsize. */
+static int read_ioctl(pid_t pid, const struct seccomp_data *d, struct request *q, void *buf,
+		      size_t max)
+{
+	const uint32_t cmd = (uint32_t)d->args[1];
+	const uint64_t arg = d->args[2];
+	size_t i = 0;
+
+	while (i < sizeof(ioctls) / sizeof(ioctls[0]) && ioctls[i].cmd != cmd)
+		i++;
+	if (i == sizeof(ioctls) / sizeof(ioctls[0]))
+		return -ENOTTY;  /* the filter sends no other */
+	q->ioctl = i;
+	switch (ioctls[i].native) {
+	case FS_IOC_SETFLAGS_:
+	case FS_IOC_SETVERSION_:
+		q->xsize = sizeof(int);
+		break;
+	case FS_IOC_FSSETXATTR_:
+		q->xsize = 28;  /* struct fsxattr */
+		break;
+	case FS_IOC_SET_ENCRYPTION_POLICY_: {
+		uint8_t version;
+		if (peek(pid, arg, &version, 1))
+			return -EFAULT;
+		/* struct fscrypt_policy_v2, v1 (and what the kernel refuses) */
+		q->xsize = version == 2 ? 24 : 12;
+		break;
+	}
+	case FS_IOC_ENABLE_VERITY_: {
+		struct verity_arg *v = buf;
+		if (peek(pid, arg, v, sizeof(*v)))
+			return -EFAULT;
+		if (v->salt_size > VERITY_MAX_SALT || v->sig_size > VERITY_MAX_SIGNATURE)
+			return -EMSGSIZE;
+		char *salt = (char *)(v + 1), *sig = salt + v->salt_size;
+		if ((v->salt_size && peek(pid, v->salt_ptr, salt, v->salt_size)) ||
+		    (v->sig_size && peek(pid, v->sig_ptr, sig, v->sig_size)))
+			return -EFAULT;
+		v->salt_ptr = (uint64_t)(uintptr_t)salt;
+		v->sig_ptr = (uint64_t)(uintptr_t)sig;
+		q->xsize = sizeof(*v) + v->salt_size + v->sig_size;
+		return 0;
+	}
+	}
+	if (q->xsize > max)
+		return -E2BIG;
+	return peek(pid, arg, buf, q->xsize) ? -EFAULT : 0;
 }
 
 /* Read the request's arguments and strings from the program. */
@@ -667,6 +789,8 @@ static int read_request(pid_t pid, const struct seccomp_data *d, struct request 
 		/* fallthrough */
 	case M_RMXATTR:
 		return peek_string(pid, d->args[next], q->xname, sizeof(q->xname), ERANGE);
+	case M_IOCTL:
+		return read_ioctl(pid, d, q, xvalue, xmax);
 	case M_CHMOD:
 	case M_CHOWN:
 	case M_CONNECT:
@@ -750,6 +874,12 @@ static int perform(int fd, const struct request *q, const void *xvalue)
 	}
 	case M_RMXATTR:
 		r = removexattr(p, q->xname);
+		break;
+	case M_IOCTL:
+		/* On the program's own open file (pidfd_getfd), with its argument
+		 * as read: what the kernel checks (ownership, CAP_FOWNER,
+		 * CAP_LINUX_IMMUTABLE) it checks against the program's rights. */
+		r = ioctl(fd, ioctls[q->ioctl].native, xvalue);
 		break;
 	case M_CONNECT:
 	case M_CHROOT:
@@ -1116,7 +1246,7 @@ out:
 
 int supervise_one(int listener, const struct policy *pol, struct supervise_event *ev)
 {
-	static char xvalue[XATTR_SIZE_MAX];
+	static uint64_t xvalue[XATTR_SIZE_MAX / sizeof(uint64_t)];  /* aligned for read_ioctl */
 	struct seccomp_notif req;
 	struct request q;
 	int r, pidfd = -1, obj = -1;
@@ -1161,13 +1291,16 @@ int supervise_one(int listener, const struct policy *pol, struct supervise_event
 		goto reply;
 	}
 	struct creds c;
-	const uint64_t relevant = q.call->kind == M_SETXATTR || q.call->kind == M_RMXATTR
+	const uint64_t relevant = q.call->kind == M_SETXATTR || q.call->kind == M_RMXATTR ||
+					  q.call->kind == M_IOCTL
 					  ? CAPS_ALL
 					  : CAPS_FILE;
 	if ((r = self_known()) ||
 	    (r = read_request((pid_t)req.pid, &req.data, &q, xvalue, sizeof(xvalue))) ||
 	    (r = creds_of((pid_t)req.pid, relevant, pol->userns.value, &c)))
 		goto reply;
+	if (q.call->kind == M_IOCTL)
+		ev->call = ioctls[q.ioctl].name;
 	if (q.call->kind == M_CHOWN && c.own_userns) {
 		int i = q.call->dirfd >= 0 && q.call->path >= 0 ? 2 : 1;
 		uint32_t uid = (uint32_t)q.a[i], gid = (uint32_t)q.a[i + 1];

@@ -39,7 +39,7 @@ static const uint32_t abis[] = { SCMP_ARCH_X86_64, SCMP_ARCH_X86 };
 static void print_numbers(void)
 {
 	const char *sup[32];
-	size_t nsup = supervised_calls(sup, 32, true), n = 0;
+	size_t nsup = supervised_names(sup, 32), n = 0;
 
 	/* Number to name, as the supervisor looked calls up with libseccomp
 	 * before: a name to number lookup misses i386's own connect (362),

@@ -59,6 +59,13 @@
  *                            raw setxattr(PATH, NAME, VALUE, strlen(VALUE), 0)
  *   sys-removexattr PATH NAME
  *                            raw removexattr
+ *   sys-fsioctl PATH WHAT    raw openat(O_RDONLY) + raw ioctl that changes the file's
+ *                            attributes, WHAT: "nodump" or "immutable" (FS_IOC_GETFLAGS,
+ *                            then FS_IOC_SETFLAGS with that flag added), "version"
+ *                            (FS_IOC_SETVERSION 42), "fsxattr" (FS_IOC_FSGETXATTR, then
+ *                            FS_IOC_FSSETXATTR of the same), "verity"
+ *                            (FS_IOC_ENABLE_VERITY, SHA-256, a 4-byte salt), "subvol"
+ *                            (PATH a directory: BTRFS_IOC_SUBVOL_CREATE "sub")
  *   chmod-race ROOTFILE OUTSIDEFILE LINK N
  *                            a thread turns LINK into a symlink to ROOTFILE, then
  *                            to OUTSIDEFILE, and so on, as fast as it can (raw
@@ -763,6 +770,60 @@ static void *vfork_thread(void *arg)
 	return NULL;
 }
 
+/* --- ioctls that change attributes -------------------------------------------- */
+
+/* <linux/fs.h> and <linux/btrfs.h>, which do not mix with <sys/mount.h>. */
+#define FS_IOC_GETFLAGS_ 0x80086601UL
+#define FS_IOC_SETFLAGS_ 0x40086602UL
+#define FS_IOC_SETVERSION_ 0x40087602UL
+#define FS_IOC_FSGETXATTR_ 0x801c581fUL
+#define FS_IOC_FSSETXATTR_ 0x401c5820UL
+#define FS_IOC_ENABLE_VERITY_ 0x40806685UL
+#define BTRFS_IOC_SUBVOL_CREATE_ 0x5000940eUL
+#define FS_NODUMP_FL_ 0x40
+#define FS_IMMUTABLE_FL_ 0x10
+
+static struct outcome fs_ioctl(const char *path, const char *what)
+{
+	struct outcome o = { 0, 0, NULL };
+	long fd = -1;
+
+	STEP(&o, "open", fd = syscall(SYS_openat, AT_FDCWD, path, O_RDONLY | O_CLOEXEC));
+	if (strcmp(what, "nodump") == 0 || strcmp(what, "immutable") == 0) {
+		int fl = 0;
+		STEP(&o, "getflags", syscall(SYS_ioctl, fd, FS_IOC_GETFLAGS_, &fl));
+		fl |= what[0] == 'n' ? FS_NODUMP_FL_ : FS_IMMUTABLE_FL_;
+		STEP(&o, "setflags", syscall(SYS_ioctl, fd, FS_IOC_SETFLAGS_, &fl));
+	} else if (strcmp(what, "version") == 0) {
+		int v = 42;
+		STEP(&o, "setversion", syscall(SYS_ioctl, fd, FS_IOC_SETVERSION_, &v));
+	} else if (strcmp(what, "fsxattr") == 0) {
+		char fa[28];
+		STEP(&o, "fsgetxattr", syscall(SYS_ioctl, fd, FS_IOC_FSGETXATTR_, fa));
+		STEP(&o, "fssetxattr", syscall(SYS_ioctl, fd, FS_IOC_FSSETXATTR_, fa));
+	} else if (strcmp(what, "verity") == 0) {
+		static const char salt[4] = "salt";
+		struct {
+			uint32_t version, hash, block, salt_size;
+			uint64_t salt_ptr;
+			uint32_t sig_size, reserved1;
+			uint64_t sig_ptr, reserved2[11];
+		} arg = { 1, 1, 4096, sizeof(salt), (uintptr_t)salt, 0, 0, 0, { 0 } };
+		STEP(&o, "verity", syscall(SYS_ioctl, fd, FS_IOC_ENABLE_VERITY_, &arg));
+	} else if (strcmp(what, "subvol") == 0) {
+		static struct {
+			int64_t fd;
+			char name[4088];
+		} args = { 0, "sub" };
+		STEP(&o, "subvol", syscall(SYS_ioctl, fd, BTRFS_IOC_SUBVOL_CREATE_, &args));
+	} else {
+		usage("sys-fsioctl: WHAT is nodump, immutable, version, fsxattr, verity or subvol");
+	}
+	if (fd >= 0)
+		syscall(SYS_close, fd);
+	return o;
+}
+
 /* --- main --------------------------------------------------------------------- */
 
 static const struct {
@@ -775,7 +836,7 @@ static const struct {
 	{ "sys-umount", 1 }, { "sys-chroot", 1 },
 	{ "count", 1 }, { "pidfile", 1 }, { "wait", 1 }, { "sys-chmod", 2 }, { "sys-fchmodat", 4 },
 	{ "sys-chown", 3 }, { "sys-lchown", 3 }, { "sys-utimens", 2 }, { "sys-setxattr", 3 },
-	{ "sys-removexattr", 2 }, { "chmod-race", 4 }, { "chmod-bytes-race", 3 },
+	{ "sys-removexattr", 2 }, { "sys-fsioctl", 2 }, { "chmod-race", 4 }, { "chmod-bytes-race", 3 },
 	{ "chmod-flood", 3 }, { "write-flood", 3 }, { "connect-race", 4 }, { "fd-write", 2 }, { "fd-truncate", 1 },
 	{ "fd-sum", 1 }, { "fd-find", 1 }, { "open-ro", 1 }, { "open-rw", 1 }, { "fd-chmod", 2 },
 	{ "connect", 2 }, { "sys-connect", 2 }, { "uring-connect", 2 },
@@ -952,6 +1013,8 @@ int main(int argc, char **argv)
 		} else if (strcmp(op, "sys-setxattr") == 0) {
 			STEP(&o, "setxattr",
 			     syscall(SYS_setxattr, a[0], a[1], a[2], strlen(a[2]), 0));
+		} else if (strcmp(op, "sys-fsioctl") == 0) {
+			o = fs_ioctl(a[0], a[1]);
 		} else if (strcmp(op, "sys-removexattr") == 0) {
 			STEP(&o, "removexattr", syscall(SYS_removexattr, a[0], a[1]));
 		} else if (strcmp(op, "chmod-race") == 0 || strcmp(op, "connect-race") == 0) {

@@ -50,6 +50,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -465,6 +466,104 @@ Test(allowed, descriptor_forms, .init = setup, .fini = teardown, .timeout = TIME
 	cr_expect_eq(st_of("root/ro").st_mode & 07777, 0640, "root/ro mode %04o",
 		     st_of("root/ro").st_mode & 07777);
 	expect_canary_intact();
+}
+
+/* --- ioctls that change a file's attributes ----------------------------------------- */
+
+#define FS_IOC_GETFLAGS_ 0x80086601UL  /* <linux/fs.h>, which clashes with <sys/mount.h> */
+#define FS_IOC_SETFLAGS_ 0x40086602UL
+#define FS_NODUMP_FL_ 0x40
+#define FS_IMMUTABLE_FL_ 0x10
+
+/* The inode flags of @rel (chattr's), or -1. */
+static int flags_of(const char *rel)
+{
+	int fd = open(tp(rel), O_RDONLY | O_CLOEXEC), fl = -1;
+
+	if (fd >= 0 && ioctl(fd, FS_IOC_GETFLAGS_, &fl) < 0)
+		fl = -1;
+	if (fd >= 0)
+		close(fd);
+	return fl;
+}
+
+/* chattr's ioctl and its kin need only a descriptor open for reading, and
+ * Landlock governs ioctls on devices only: the supervisor decides them on
+ * the file's path. btrfs's subvolume ioctls, which make directories, are
+ * refused by the filter (on tmpfs they would fail ENOTTY). */
+Test(refused, inode_attributes_of_outside_canary, .init = setup, .fini = teardown,
+     .timeout = TIMEOUT)
+{
+	need_seccomp();
+	int before = flags_of("outside/canary");
+	if (before < 0)
+		SKIP("no inode flags on %s's file system", T);
+	run(ARGS(ops_static, "sys-fsioctl", "outside/canary", "nodump", "sys-fsioctl",
+		 "outside/canary", "fsxattr", "sys-fsioctl", "outside/canary", "version",
+		 "sys-fsioctl", "outside/canary", "verity", "sys-fsioctl", "outside", "subvol",
+		 "sys-fsioctl", "root", "subvol"));
+	expect_exit(0);
+	EXPECT(NO("sys-fsioctl", EACCES), NO("sys-fsioctl", EACCES), NO("sys-fsioctl", EACCES),
+	       NO("sys-fsioctl", EACCES), NO("sys-fsioctl", EPERM), NO("sys-fsioctl", EPERM));
+	cr_expect_str_eq(got[0].info, "setflags");
+	cr_expect(strstr(R.err, "deny metadata ") && strstr(R.err, "(FS_IOC_SETFLAGS)") &&
+			  strstr(R.err, "(FS_IOC_ENABLE_VERITY)"),
+		  "stderr:\n%.4000s", R.err);
+	cr_expect_eq(flags_of("outside/canary"), before, "the canary's flags changed");
+	expect_canary_intact();
+}
+
+/* Inside the root each has the answer it has without cordon (on tmpfs:
+ * no inode version, no fs-verity) and its effect. */
+Test(allowed, inode_attributes_inside_root_as_without_cordon, .init = setup, .fini = teardown,
+     .timeout = TIMEOUT)
+{
+	need_seccomp();
+	put_file("root/bare", "b", 0644);
+	put_file("root/f", "f", 0644);
+	if (flags_of("root/f") < 0)
+		SKIP("no inode flags on %s's file system", T);
+#define ATTR_OPS(f)                                                                        \
+	"sys-fsioctl", f, "nodump", "sys-fsioctl", f, "fsxattr", "sys-fsioctl", f, "version", \
+		"sys-fsioctl", f, "verity"
+	struct res want[4];
+	run_bare(ARGS(ops_static, ATTR_OPS("root/bare")));
+	cr_assert_eq(results(want, 4), 4, "stdout:\n%s", R.out);
+	cr_assert_eq(want[0].ret, 0, "nodump without cordon: errno %d", want[0].err);
+	run(ARGS(ops_static, ATTR_OPS("root/f")));
+	expect_exit(0);
+	cr_assert_eq(results(got, 64), 4, "stdout:\n%s", R.out);
+	for (int i = 0; i < 4; i++)
+		cr_expect(got[i].ret == want[i].ret && got[i].err == want[i].err,
+			  "result %d: %ld errno %d under cordon, %ld errno %d without", i, got[i].ret,
+			  got[i].err, want[i].ret, want[i].err);
+	expect_no_refusal();
+	cr_expect(flags_of("root/f") & FS_NODUMP_FL_, "root/f has no nodump flag");
+	expect_canary_intact();
+}
+
+/* The supervisor, root with every capability, must not lend the program
+ * one it lacks: CAP_LINUX_IMMUTABLE is taken from it (jail/caps.c). */
+Test(refused, immutable_flag_needs_the_programs_capability, .init = setup, .fini = teardown,
+     .timeout = TIMEOUT)
+{
+	need_seccomp();
+	put_file("root/f", "f", 0644);
+	int before = flags_of("root/f");
+	if (before < 0)
+		SKIP("no inode flags on %s's file system", T);
+	run(ARGS(ops_static, "sys-fsioctl", "root/f", "immutable", "sys-fsioctl", "root/f",
+		 "nodump"));
+	int after = flags_of("root/f");
+	if (after >= 0 && (after & FS_IMMUTABLE_FL_)) {
+		/* undone, so that the tree can be removed */
+		int fd = open(tp("root/f"), O_RDONLY | O_CLOEXEC), fl = after & ~FS_IMMUTABLE_FL_;
+		ioctl(fd, FS_IOC_SETFLAGS_, &fl);
+		close(fd);
+	}
+	expect_exit(0);
+	EXPECT(NO("sys-fsioctl", EPERM), OK("sys-fsioctl"));
+	cr_expect_eq(after & FS_IMMUTABLE_FL_, 0, "root/f was made immutable");
 }
 
 /* The run's log has a line naming the canary, and it ends with [@layer]. */
