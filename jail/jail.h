@@ -24,8 +24,9 @@ struct jail_host {
 	int landlock_abi;            /* 0: none (not built in, not in lsm=) */
 	bool seccomp;                /* seccomp filters can be loaded */
 	bool userns;                 /* an unprivileged user+net namespace works */
-	bool mountns;                /* a mount namespace can be made: write-deny
-	                                entries become read-only mounts */
+	bool mountns;                /* a mount (or IPC) namespace can be made:
+	                                write-deny entries become read-only
+	                                mounts, private-ipc an IPC namespace */
 	bool kernel_log;             /* apply(): have the kernel log the program's
 	                                refusals (log_open() succeeded) */
 	char why_not[256];           /* the first probe that failed, and why */

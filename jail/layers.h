@@ -49,6 +49,10 @@ size_t landlock_read_deny_in_root(const struct policy *pol, const char **deny, c
 bool mountns_possible(bool own_userns);
 int mountns_apply(const struct policy *pol, char *err, size_t errsize);
 
+/* private-ipc: an IPC namespace of the program's own (ipcns.c), possible
+ * where mountns_possible() says a namespace is. */
+int ipcns_apply(char *err, size_t errsize);
+
 /* seccomp: can a filter be loaded here? (tried in a throw-away child) */
 int seccomp_probe(char *err, size_t errsize);
 /* Load the compiled filter for @pol's shape; *@listener: the descriptor

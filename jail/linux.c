@@ -97,6 +97,8 @@ static size_t linux_features(const struct policy *pol, const struct jail_host *h
 		{ "chattr, fs-verity outside (ioctl)", h->seccomp ? "seccomp supervisor" : NULL, NULL,
 		  false },
 		{ "btrfs subvolumes (ioctl; everywhere)", h->seccomp ? "seccomp" : NULL, NULL, false },
+		{ "host IPC objects (private-ipc)", h->mountns ? "IPC namespace" : NULL, NULL,
+		  false },
 		{ "writes beneath write-deny entries inside the roots",
 		  h->mountns ? "read-only mounts (mount namespace)" : NULL,
 		  "refuses (supervisor: metadata)", false },
@@ -122,6 +124,8 @@ static int linux_apply(const struct policy *pol, const struct jail_host *h, int 
 	if (pol->net.value == NET_ISOLATED && (r = netns_apply(err, errsize)))
 		return r;
 	if (h->mountns && (r = mountns_apply(pol, err, errsize)))
+		return r;
+	if (h->mountns && pol->private_ipc.value && (r = ipcns_apply(err, errsize)))
 		return r;
 	if ((r = caps_drop(err, errsize)))
 		return r;

@@ -289,6 +289,7 @@ void explain_policy(const struct policy *pol, FILE *out)
 	print_ports(out, "net-bind", &pol->net_bind);
 	print_setting(out, "subprocess", bool_names[pol->subprocess.value], pol->subprocess.rule);
 	print_setting(out, "private-tmp", bool_names[pol->private_tmp.value], pol->private_tmp.rule);
+	print_setting(out, "private-ipc", bool_names[pol->private_ipc.value], pol->private_ipc.rule);
 	print_setting(out, "env", env_mode_names[pol->env.value], pol->env.rule);
 	print_strlist(out, "env-pass", &pol->env_pass);
 	print_strlist(out, "env-deny", &pol->env_deny);

@@ -45,6 +45,8 @@ const struct directive directives[] = {
 	  "whether the program may start other processes" },
 	{ "private-tmp", ARG_ENUM, bool_names, offsetof(struct policy, private_tmp), 0, "yes|no",
 	  "give the program a fresh writable temporary directory as TMPDIR, removed at exit" },
+	{ "private-ipc", ARG_ENUM, bool_names, offsetof(struct policy, private_ipc), 0, "yes|no",
+	  "give the program System V IPC objects and POSIX message queues of its own, apart from the host's (as root, or with net isolated)" },
 	{ "userns", ARG_ENUM, bool_names, offsetof(struct policy, userns), 0, "yes|no",
 	  "let the program create namespaces, for programs that nest a sandbox of their own (browsers)" },
 	{ "git-worktree", ARG_ENUM, bool_names, offsetof(struct policy, git_worktree), 0, "yes|no",

@@ -38,6 +38,7 @@ void policy_init(struct policy *p)
 	p->net.value = NET_NONE;
 	p->subprocess.value = 1;
 	p->private_tmp.value = 0;
+	p->private_ipc.value = 1;
 	p->env.value = ENV_INHERIT;
 	p->backend.value = BACKEND_AUTO;
 	p->on_unsupported.value = UNSUPPORTED_ERROR;

@@ -96,6 +96,7 @@ struct policy {
 	struct port_list net_bind;    /* TCP ports bind may take */
 	struct setting subprocess;    /* bool */
 	struct setting private_tmp;   /* bool */
+	struct setting private_ipc;   /* bool: an IPC namespace of its own */
 	struct setting git_worktree;  /* bool: a linked worktree's git dirs */
 	struct setting userns;        /* bool: new namespaces (nested sandboxes) */
 	struct setting env;           /* enum env_mode */

@@ -123,6 +123,13 @@
  *   sys-listen HOST PORT     raw socket(SOCK_STREAM), bound to HOST:PORT unless PORT
  *                            is "-", + listen; INFO: the port it listens on
  *
+ * IPC:
+ *   sys-shm-rm KEY           raw shmget(KEY, 0, 0) + shmctl(IPC_RMID): removes the System
+ *                            V shared memory segment of KEY (a number)
+ *   sys-mq-unlink NAME       raw mq_unlink of the POSIX message queue NAME (no "/")
+ *   sys-mq-create NAME       raw mq_open(NAME, O_CREAT | O_RDONLY) + close (for writing,
+ *                            Landlock refuses the queue's open, though not its making)
+ *
  * Processes:
  *   sys-kill PID SIG         raw kill
  *   sys-ptrace PID           raw ptrace(PTRACE_ATTACH) (detached at once if it worked)
@@ -183,6 +190,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/ipc.h>
 #include <sys/mman.h>
 #include <sys/ptrace.h>
 #include <sys/mount.h>
@@ -842,6 +850,7 @@ static const struct {
 	{ "connect", 2 }, { "sys-connect", 2 }, { "uring-connect", 2 },
 	{ "sys-udp", 3 }, { "sys-abstract", 1 }, { "sys-unix", 2 }, { "sys-unix-dgram", 1 },
 	{ "sys-tfo", 3 }, { "sys-socket-proto", 1 }, { "sys-listen", 2 },
+	{ "sys-shm-rm", 1 }, { "sys-mq-unlink", 1 }, { "sys-mq-create", 1 },
 	{ "sys-read", 1 }, { "read", 1 }, { "sys-kill", 2 }, { "sys-ptrace", 1 },
 	{ "sys-capdrop", 1 }, { "vfork-threads", 3 },
 	{ "tiocsti", 0 }, { "fork", 1 }, { "sys-fork", 1 }, { "thread", 0 },
@@ -1159,6 +1168,18 @@ int main(int argc, char **argv)
 				snprintf(info, sizeof(info), "%u", (unsigned)ntohs(sa.sin_port));
 			if (s >= 0)
 				syscall(SYS_close, s);
+		} else if (strcmp(op, "sys-shm-rm") == 0) {
+			long id = -1;
+			STEP(&o, "shmget", id = syscall(SYS_shmget, num(a[0]), 0, 0));
+			STEP(&o, "shmctl", syscall(SYS_shmctl, id, IPC_RMID, NULL));
+		} else if (strcmp(op, "sys-mq-unlink") == 0) {
+			STEP(&o, "mq_unlink", syscall(SYS_mq_unlink, a[0]));
+		} else if (strcmp(op, "sys-mq-create") == 0) {
+			long q = -1;
+			STEP(&o, "mq_open",
+			     q = syscall(SYS_mq_open, a[0], O_CREAT | O_RDONLY | O_CLOEXEC, 0600, NULL));
+			if (q >= 0)
+				syscall(SYS_close, q);
 		} else if (strcmp(op, "sys-abstract") == 0) {
 			struct sockaddr_un sun = { .sun_family = AF_UNIX };
 			size_t n = strlen(a[0]);

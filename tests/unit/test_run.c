@@ -46,6 +46,7 @@
 #include <fcntl.h>
 #include <ftw.h>
 #include <limits.h>
+#include <mqueue.h>
 #include <netinet/in.h>
 #include <sched.h>
 #include <seccomp.h>
@@ -58,6 +59,7 @@
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
+#include <sys/shm.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -722,6 +724,56 @@ Test(escape, listen_on_unbound_socket_refused, .init = setup, .fini = teardown, 
 	expect_exit(0);
 	EXPECT(OK("sys-listen"));
 	cr_expect_str_neq(got[0].info, "0");
+}
+
+/* System V IPC and POSIX message queues are reached by no path Landlock
+ * sees: a program run as root could remove any of the host's. With
+ * private-ipc (the default) it has its own, and ours are out of its reach;
+ * with private-ipc no (the control) the same operations reach ours. */
+Test(escape, host_ipc_objects_out_of_reach, .init = setup, .fini = teardown, .timeout = 30)
+{
+	const key_t key = (key_t)(0x43000000 | (getpid() & 0xffffff));
+	const char *q = fmt("cordon-run-%d", (int)getpid()), *made = fmt("cordon-made-%d", (int)getpid());
+	const char *k = fmt("%ld", (long)key);
+	char slash_q[64], slash_made[64];
+	mqd_t m;
+
+	if (geteuid() != 0)
+		SKIP("an IPC namespace needs root (or net isolated)");
+	snprintf(slash_q, sizeof(slash_q), "/%s", q);
+	snprintf(slash_made, sizeof(slash_made), "/%s", made);
+	int shm = shmget(key, 4096, IPC_CREAT | IPC_EXCL | 0600);
+	cr_assert_geq(shm, 0, "shmget: %s", strerror(errno));
+	m = mq_open(slash_q, O_CREAT | O_EXCL | O_RDWR, 0600, NULL);
+	if (m == (mqd_t)-1) {
+		shmctl(shm, IPC_RMID, NULL);
+		SKIP("no POSIX message queues here: %s", strerror(errno));
+	}
+	mq_close(m);
+
+	run(NULL, ARGS(ops_static, "sys-shm-rm", k, "sys-mq-unlink", q, "sys-mq-create", made));
+	expect_exit(0);
+	EXPECT(NO("sys-shm-rm", ENOENT), NO("sys-mq-unlink", ENOENT), OK("sys-mq-create"));
+	cr_expect_eq(shmget(key, 0, 0), shm, "our shared memory segment is gone");
+	m = mq_open(slash_q, O_RDONLY);
+	cr_expect_neq(m, (mqd_t)-1, "our message queue is gone: %s", strerror(errno));
+	if (m != (mqd_t)-1)
+		mq_close(m);
+	cr_expect_eq(mq_open(slash_made, O_RDONLY), (mqd_t)-1, "the program's queue is ours");
+
+	policy("private-ipc no\n");
+	run(NULL, ARGS(ops_static, "sys-shm-rm", k, "sys-mq-unlink", q, "sys-mq-create", made));
+	expect_exit(0);
+	EXPECT(OK("sys-shm-rm"), OK("sys-mq-unlink"), OK("sys-mq-create"));
+	cr_expect_eq(shmget(key, 0, 0), -1, "the control did not reach our segment");
+	m = mq_open(slash_made, O_RDONLY);
+	cr_expect_neq(m, (mqd_t)-1, "the control's queue is not ours: %s", strerror(errno));
+	if (m != (mqd_t)-1)
+		mq_close(m);
+	if (shmget(key, 0, 0) >= 0)
+		shmctl(shm, IPC_RMID, NULL);
+	mq_unlink(slash_q);
+	mq_unlink(slash_made);
 }
 
 /* net isolated: a loopback of its own; our listeners are not on it. */
