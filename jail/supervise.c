@@ -1195,9 +1195,15 @@ out:
 /*
  * listen(fd, backlog), under net none: a TCP socket bound to no port is
  * bound to one at random by listen, a bind Landlock's rules do not see;
- * that is decided as a bind to port 0, which net-bind cannot list. A
- * socket bound already was bound with Landlock's leave, or before cordon
- * (a socket handed down): its listen is made, on the program's own socket.
+ * that is decided as a bind to port 0, which net-bind cannot list. A unix
+ * socket bound to an abstract name listens in the host's namespace of
+ * such names (net none keeps the host's network namespace), where
+ * programs outside would connect to it as to the service whose name it
+ * took: decided as what it is, a bind to an abstract name (the shim
+ * refuses that bind itself; Landlock's scope covers the other way only,
+ * from the sandbox out). Any other listen is made, on the program's own
+ * socket: a socket bound already was bound with Landlock's leave, or
+ * before cordon (a socket handed down).
  */
 static int supervise_listen(int listener, const struct seccomp_notif *req, bool indirect,
 			    const struct policy *pol, struct supervise_event *ev)
@@ -1217,24 +1223,27 @@ static int supervise_listen(int listener, const struct seccomp_notif *req, bool 
 	}
 	if ((r = take_socket(listener, req, (uint32_t)fd, &sock, &domain, &type)))
 		return r;
-	if ((domain == AF_INET || domain == AF_INET6) && type == SOCK_STREAM) {
+	bool decide = false;
+	if (domain == AF_INET || domain == AF_INET6 || domain == AF_UNIX) {
 		memset(&sa, 0, sizeof(sa));
 		if (getsockname(sock, (struct sockaddr *)&sa, &len) < 0) {
 			r = -errno;
 			goto out;
 		}
-		in_port_t port = domain == AF_INET ? ((struct sockaddr_in *)&sa)->sin_port
-						   : ((struct sockaddr_in6 *)&sa)->sin6_port;
-		if (port == 0) {
-			policy_decide_net(pol, OP_BIND, type, (const struct sockaddr *)&sa, len,
-					  &ev->d);
-			log_format_addr(ev->path, sizeof(ev->path), (const struct sockaddr *)&sa, len,
-					type);
-			if (!ev->d.allow) {
-				ev->refused = true;
-				r = -EACCES;
-				goto out;
-			}
+	}
+	if ((domain == AF_INET || domain == AF_INET6) && type == SOCK_STREAM)
+		decide = (domain == AF_INET ? ((struct sockaddr_in *)&sa)->sin_port
+					    : ((struct sockaddr_in6 *)&sa)->sin6_port) == 0;
+	else if (domain == AF_UNIX)
+		decide = len > offsetof(struct sockaddr_un, sun_path) &&
+			 ((struct sockaddr_un *)&sa)->sun_path[0] == '\0';
+	if (decide) {
+		policy_decide_net(pol, OP_BIND, type, (const struct sockaddr *)&sa, len, &ev->d);
+		log_format_addr(ev->path, sizeof(ev->path), (const struct sockaddr *)&sa, len, type);
+		if (!ev->d.allow) {
+			ev->refused = true;
+			r = -EACCES;
+			goto out;
 		}
 	}
 	/* The kernel takes the backlog as an int. */

@@ -122,6 +122,10 @@
  *   sys-socket-proto PROTO   raw socket(AF_INET, SOCK_STREAM, PROTO) (262: MPTCP)
  *   sys-listen HOST PORT     raw socket(SOCK_STREAM), bound to HOST:PORT unless PORT
  *                            is "-", + listen; INFO: the port it listens on
+ *   sys-abstract-listen NAME SECONDS
+ *                            raw socket(AF_UNIX, SOCK_STREAM), bound to "\0NAME", +
+ *                            listen, then waits SECONDS and reports how many
+ *                            connections it accepted (RET)
  *
  * IPC:
  *   sys-shm-rm KEY           raw shmget(KEY, 0, 0) + shmctl(IPC_RMID): removes the System
@@ -850,7 +854,7 @@ static const struct {
 	{ "connect", 2 }, { "sys-connect", 2 }, { "uring-connect", 2 },
 	{ "sys-udp", 3 }, { "sys-abstract", 1 }, { "sys-unix", 2 }, { "sys-unix-dgram", 1 },
 	{ "sys-tfo", 3 }, { "sys-socket-proto", 1 }, { "sys-listen", 2 },
-	{ "sys-shm-rm", 1 }, { "sys-mq-unlink", 1 }, { "sys-mq-create", 1 },
+	{ "sys-abstract-listen", 2 }, { "sys-shm-rm", 1 }, { "sys-mq-unlink", 1 }, { "sys-mq-create", 1 },
 	{ "sys-read", 1 }, { "read", 1 }, { "sys-kill", 2 }, { "sys-ptrace", 1 },
 	{ "sys-capdrop", 1 }, { "vfork-threads", 3 },
 	{ "tiocsti", 0 }, { "fork", 1 }, { "sys-fork", 1 }, { "thread", 0 },
@@ -1166,6 +1170,26 @@ int main(int argc, char **argv)
 			STEP(&o, "getsockname", syscall(SYS_getsockname, s, &sa, &len));
 			if (o.ret >= 0)
 				snprintf(info, sizeof(info), "%u", (unsigned)ntohs(sa.sin_port));
+			if (s >= 0)
+				syscall(SYS_close, s);
+		} else if (strcmp(op, "sys-abstract-listen") == 0) {
+			struct sockaddr_un sun = { .sun_family = AF_UNIX };
+			size_t n = strlen(a[0]);
+			long s = -1, c;
+			if (n + 1 > sizeof(sun.sun_path))
+				usage("abstract name too long");
+			memcpy(sun.sun_path + 1, a[0], n);
+			STEP(&o, "socket", s = syscall(SYS_socket, AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0));
+			STEP(&o, "bind", syscall(SYS_bind, s, &sun,
+						 offsetof(struct sockaddr_un, sun_path) + 1 + n));
+			STEP(&o, "listen", syscall(SYS_listen, s, 4));
+			if (o.ret >= 0) {
+				sleep((unsigned)num(a[1]));
+				while ((c = syscall(SYS_accept4, s, NULL, NULL, SOCK_CLOEXEC)) >= 0) {
+					syscall(SYS_close, c);
+					o.ret++;
+				}
+			}
 			if (s >= 0)
 				syscall(SYS_close, s);
 		} else if (strcmp(op, "sys-shm-rm") == 0) {

@@ -726,6 +726,56 @@ Test(escape, listen_on_unbound_socket_refused, .init = setup, .fini = teardown, 
 	cr_expect_str_neq(got[0].info, "0");
 }
 
+/* Connect to the abstract unix name @name, for up to @ms milliseconds:
+ * whether a connection was made. */
+static bool abstract_connects(const char *name, int ms)
+{
+	struct sockaddr_un sun = { .sun_family = AF_UNIX };
+	socklen_t len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + strlen(name));
+
+	memcpy(sun.sun_path + 1, name, strlen(name));
+	for (int t = 0; t < ms; t += 10) {
+		int s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		int r = connect(s, (struct sockaddr *)&sun, len);
+		close(s);
+		if (r == 0)
+			return true;
+		usleep(10000);
+	}
+	return false;
+}
+
+/* Abstract unix names are the host's under net none (it keeps the host's
+ * network namespace): a program listening on one would take connections
+ * from outside, meant for the service whose name it took. Its bind is
+ * not seen by the kernel layer (a static program), its listen is refused;
+ * with net all (the control) the listener takes our connection. */
+Test(escape, abstract_name_listener_refused, .init = setup, .fini = teardown, .timeout = 30)
+{
+	const char *name = fmt("cordon-run-squat-%d", (int)getpid());
+
+	need_seccomp();
+	pid_t pid = spawn(cordon_argv("run", NULL, ARGS(ops_static, "sys-abstract-listen", name, "2")),
+			  NULL, FAKE_NONE);
+	bool reached = abstract_connects(name, 1500);
+	finish(pid);
+	expect_exit(0);
+	EXPECT(NO("sys-abstract-listen", EACCES));
+	cr_expect_str_eq(got[0].info, "listen");
+	cr_expect_not(reached, "a connection of ours reached the program's listener");
+	cr_expect(strstr(R.err, fmt("deny bind unix:@%s (listen)", name)), "stderr:\n%s", R.err);
+
+	policy("net all\n");
+	pid = spawn(cordon_argv("run", NULL, ARGS(ops_static, "sys-abstract-listen", name, "2")),
+		    NULL, FAKE_NONE);
+	reached = abstract_connects(name, 1500);
+	finish(pid);
+	expect_exit(0);
+	cr_expect(reached, "the control: no connection to the program's listener");
+	cr_assert_eq(results(got, 64), 1, "stdout:\n%s", R.out);
+	cr_expect_eq(got[0].ret, 1, "the program accepted %ld connections", got[0].ret);
+}
+
 /* System V IPC and POSIX message queues are reached by no path Landlock
  * sees: a program run as root could remove any of the host's. With
  * private-ipc (the default) it has its own, and ours are out of its reach;
