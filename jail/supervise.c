@@ -148,6 +148,12 @@ static const struct meta_call socketcall_listen = { "listen", M_LISTEN, -1, -1, 
  * extent size), the inode generation, fs-verity (which makes a file
  * read-only for good) and an encryption policy. The 32-bit forms come
  * from 32-bit programs (the kernel's compat layer maps them).
+ *
+ * And btrfs's subvolume ioctls, which make, snapshot and remove
+ * directories (and make a subvolume read-only) from a descriptor of the
+ * parent, without the hooks of mkdir and rmdir that Landlock decides in:
+ * refused everywhere, the roots too (cordon does not make them for the
+ * program), here rather than in the filter so that the refusal is logged.
  */
 #define FS_IOC_SETFLAGS_ 0x40086602u     /* _IOW('f', 2, long) */
 #define FS_IOC32_SETFLAGS_ 0x40046602u   /* _IOW('f', 2, int) */
@@ -156,8 +162,9 @@ static const struct meta_call socketcall_listen = { "listen", M_LISTEN, -1, -1, 
 #define FS_IOC_FSSETXATTR_ 0x401c5820u   /* _IOW('X', 32, struct fsxattr) */
 #define FS_IOC_ENABLE_VERITY_ 0x40806685u /* _IOW('f', 133, struct fsverity_enable_arg) */
 #define FS_IOC_SET_ENCRYPTION_POLICY_ 0x800c6613u /* _IOR('f', 19, struct fscrypt_policy_v1) */
+#define REFUSED 0u
 static const struct {
-	uint32_t cmd, native;        /* as the program asks; as cordon makes it */
+	uint32_t cmd, native;        /* as the program asks; as cordon makes it, or REFUSED */
 	const char *name;
 } ioctls[] = {
 	{ FS_IOC_SETFLAGS_, FS_IOC_SETFLAGS_, "FS_IOC_SETFLAGS" },
@@ -168,6 +175,13 @@ static const struct {
 	{ FS_IOC_ENABLE_VERITY_, FS_IOC_ENABLE_VERITY_, "FS_IOC_ENABLE_VERITY" },
 	{ FS_IOC_SET_ENCRYPTION_POLICY_, FS_IOC_SET_ENCRYPTION_POLICY_,
 	  "FS_IOC_SET_ENCRYPTION_POLICY" },
+	{ 0x5000940eu, REFUSED, "BTRFS_IOC_SUBVOL_CREATE" },  /* _IOW(0x94, 14, vol_args) */
+	{ 0x50009418u, REFUSED, "BTRFS_IOC_SUBVOL_CREATE_V2" },
+	{ 0x50009401u, REFUSED, "BTRFS_IOC_SNAP_CREATE" },
+	{ 0x50009417u, REFUSED, "BTRFS_IOC_SNAP_CREATE_V2" },
+	{ 0x5000940fu, REFUSED, "BTRFS_IOC_SNAP_DESTROY" },
+	{ 0x5000943fu, REFUSED, "BTRFS_IOC_SNAP_DESTROY_V2" },
+	{ 0x4008941au, REFUSED, "BTRFS_IOC_SUBVOL_SETFLAGS" },  /* _IOW(0x94, 26, __u64) */
 };
 
 size_t supervised_names(const char **names, size_t max)
@@ -700,6 +714,9 @@ static int read_ioctl(pid_t pid, const struct seccomp_data *d, struct request *q
 		return -ENOTTY;  /* the filter sends no other */
 	q->ioctl = i;
 	switch (ioctls[i].native) {
+	case REFUSED:
+		q->xsize = 0;
+		return 0;
 	case FS_IOC_SETFLAGS_:
 	case FS_IOC_SETVERSION_:
 		q->xsize = sizeof(int);
@@ -1379,6 +1396,11 @@ int supervise_one(int listener, const struct policy *pol, struct supervise_event
 			ev->why = "the object has no path beneath a write root";
 			r = -EACCES;
 		}
+	} else if (q.call->kind == M_IOCTL && ioctls[q.ioctl].native == REFUSED) {
+		ev->refused = true;
+		ev->why = "btrfs subvolumes are made and removed out of the kernel layer's sight: "
+			  "refused everywhere under cordon run";
+		r = -EPERM;
 	} else {
 		policy_decide_path(pol, OP_WRITE, ev->path, (size_t)n, &ev->d);
 		if (!ev->d.allow || ev->d.reason == REASON_DEVICE) {

@@ -19,7 +19,6 @@
 #ifdef __linux__
 
 #include <errno.h>
-#include <linux/btrfs.h>
 #include <linux/filter.h>
 #include <linux/net.h>
 #include <linux/sched.h>
@@ -84,12 +83,6 @@ static const unsigned long ns_flags[] = {
 	CLONE_NEWIPC, CLONE_NEWUTS, CLONE_NEWCGROUP,
 };
 
-static const unsigned long btrfs_ioctls[] = {
-	BTRFS_IOC_SUBVOL_CREATE, BTRFS_IOC_SUBVOL_CREATE_V2, BTRFS_IOC_SNAP_CREATE,
-	BTRFS_IOC_SNAP_CREATE_V2, BTRFS_IOC_SNAP_DESTROY, BTRFS_IOC_SNAP_DESTROY_V2,
-	BTRFS_IOC_SUBVOL_SETFLAGS,
-};
-
 /* Terminal ioctls that inject input into, or take over, the terminal the
  * program shares with the user. */
 static const unsigned long tty_ioctls[] = { TIOCSTI, TIOCLINUX };
@@ -132,23 +125,13 @@ static int build(const struct policy *pol, scmp_filter_ctx *out, char *err, size
 		if ((rc = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, nr, 0)) < 0)
 			goto bad;
 	}
-	/* The ioctls that change a file's attributes, by command: the low 32
-	 * bits, which are all the kernel takes. */
-	uint32_t cmds[16];
-	size_t ncmds = supervised_ioctls(cmds, 16);
+	/* The ioctls that change a file's attributes, and btrfs's subvolume
+	 * ones, by command: the low 32 bits, which are all the kernel takes. */
+	uint32_t cmds[32];
+	size_t ncmds = supervised_ioctls(cmds, 32);
 	for (size_t i = 0; i < ncmds; i++) {
 		if ((rc = RULE(ctx, SCMP_ACT_NOTIFY, "ioctl", 1,
 			       SCMP_A1(SCMP_CMP_MASKED_EQ, 0xffffffffUL, (unsigned long)cmds[i]))) < 0)
-			goto bad;
-	}
-	/* btrfs's subvolume ioctls make, snapshot and remove directories, and
-	 * make a subvolume read-only, with a descriptor of its parent and
-	 * without the hooks of mkdir and rmdir that Landlock decides in.
-	 * Refused everywhere, inside the roots too: the supervisor does not
-	 * make them. */
-	for (size_t i = 0; i < sizeof(btrfs_ioctls) / sizeof(btrfs_ioctls[0]); i++) {
-		if ((rc = RULE(ctx, SCMP_ACT_ERRNO(EPERM), "ioctl", 1,
-			       SCMP_A1(SCMP_CMP_MASKED_EQ, 0xffffffffUL, btrfs_ioctls[i]))) < 0)
 			goto bad;
 	}
 	for (size_t i = 0; i < sizeof(always) / sizeof(always[0]); i++) {

@@ -490,7 +490,7 @@ static int flags_of(const char *rel)
 /* chattr's ioctl and its kin need only a descriptor open for reading, and
  * Landlock governs ioctls on devices only: the supervisor decides them on
  * the file's path. btrfs's subvolume ioctls, which make directories, are
- * refused by the filter (on tmpfs they would fail ENOTTY). */
+ * refused everywhere, and said so (on tmpfs they would fail ENOTTY). */
 Test(refused, inode_attributes_of_outside_canary, .init = setup, .fini = teardown,
      .timeout = TIMEOUT)
 {
@@ -508,6 +508,9 @@ Test(refused, inode_attributes_of_outside_canary, .init = setup, .fini = teardow
 	cr_expect_str_eq(got[0].info, "setflags");
 	cr_expect(strstr(R.err, "deny metadata ") && strstr(R.err, "(FS_IOC_SETFLAGS)") &&
 			  strstr(R.err, "(FS_IOC_ENABLE_VERITY)"),
+		  "stderr:\n%.4000s", R.err);
+	cr_expect(strstr(R.err, fmt("deny metadata %s (BTRFS_IOC_SUBVOL_CREATE)", tp("root"))) &&
+			  strstr(R.err, "btrfs subvolumes are made and removed out of the kernel"),
 		  "stderr:\n%.4000s", R.err);
 	cr_expect_eq(flags_of("outside/canary"), before, "the canary's flags changed");
 	expect_canary_intact();
