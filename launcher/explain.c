@@ -193,6 +193,8 @@ static int explain_net(const struct policy *pol, enum op op, const char *opname,
 				op == OP_BIND ? "bind" : "connect", port);
 		else if (d.reason == REASON_NET_NOT_LOOPBACK || d.reason == REASON_NET_UDP)
 			fprintf(out, "       to allow: `net all`\n");
+		else if (d.reason == REASON_NET_ANY_PORT)
+			fprintf(out, "       to allow: `net isolated` (a loopback of its own) or `net all`\n");
 	}
 	print_mode(out, pol, &d);
 	return d.allow;

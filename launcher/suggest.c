@@ -544,6 +544,11 @@ int suggest_build(struct suggest *s, const struct tally *t, const struct policy 
 				directive = bind ? "net-bind" : "net-connect";
 				snprintf(arg, sizeof(arg), "%lu", port);
 			}
+		} else if (r == REASON_NET_ANY_PORT) {
+			/* A port at random, which no net-bind line names: a
+			 * loopback of its own, where tests bind them freely. */
+			directive = "net";
+			value = "isolated";
 		} else if (r == REASON_NET_NOT_LOOPBACK || r == REASON_NET_UDP ||
 			   r == REASON_NET_FAMILY || r == REASON_NET_ABSTRACT) {
 			directive = "net";

@@ -261,6 +261,7 @@ size_t log_hint(char *buf, size_t size, const char *op, const char *target, enum
 						  : "net-connect PORT or net all");
 		break;
 	case REASON_NET_ABSTRACT:
+	case REASON_NET_ANY_PORT:
 		puts_(&o, "net isolated or net all");
 		break;
 	case REASON_NET_NOT_LOOPBACK:

@@ -254,6 +254,12 @@ void policy_decide_net(const struct policy *p, enum op op, int socktype,
 		decide(d, false, REASON_NET_UDP, mode_rule, NULL);
 		return;
 	}
+	if (op == OP_BIND && port == 0) {
+		/* A port at random (bind to 0, or listen on an unbound socket):
+		 * no net-bind line can name it. */
+		decide(d, false, REASON_NET_ANY_PORT, mode_rule, NULL);
+		return;
+	}
 	const struct port_rule *pr =
 		port_find(op == OP_BIND ? &p->net_bind : &p->net_connect, (uint16_t)port);
 	if (pr)
@@ -289,6 +295,7 @@ const char *reason_text(enum reason r)
 	case REASON_NET_LOOPBACK:     return "network is isolated: own loopback";
 	case REASON_NET_NOT_LOOPBACK: return "network is isolated: only loopback is reachable";
 	case REASON_NET_UDP:          return "network is none: only listed TCP ports";
+	case REASON_NET_ANY_PORT:     return "network is none: a port taken at random (port 0) cannot be listed";
 	case REASON_NET_ABSTRACT:     return "network is none: abstract unix sockets are shared with the host";
 	case REASON_KERNEL_LAYER:     return "the kernel layer refused what the shim allowed (a rule only the kernel sees; the file's permissions allow it)";
 	case REASON_NET_FAMILY:       return "address family not allowed by the network mode";

@@ -141,6 +141,7 @@ enum reason {
 	REASON_WRITE_DENY,            /* deny: beneath a write-deny entry */
 	REASON_NET_ABSTRACT,          /* deny: net none, an abstract unix socket */
 	REASON_KERNEL_LAYER,          /* deny: the kernel layer refused what the shim allowed */
+	REASON_NET_ANY_PORT,          /* deny: net none, a bind to port 0 (one at random) */
 };
 
 struct decision {

@@ -107,6 +107,7 @@
  *
  * Network:
  *   connect HOST PORT        libc socket + connect, TCP (HOST numeric IPv4)
+ *   bind HOST PORT           libc socket + bind, TCP
  *   sys-connect HOST PORT    raw socket + connect, TCP
  *   uring-connect HOST PORT  io_uring SOCKET + CONNECT
  *   sys-udp HOST PORT TEXT   raw socket(SOCK_DGRAM) + sendto
@@ -851,7 +852,7 @@ static const struct {
 	{ "sys-removexattr", 2 }, { "sys-fsioctl", 2 }, { "chmod-race", 4 }, { "chmod-bytes-race", 3 },
 	{ "chmod-flood", 3 }, { "write-flood", 3 }, { "connect-race", 4 }, { "fd-write", 2 }, { "fd-truncate", 1 },
 	{ "fd-sum", 1 }, { "fd-find", 1 }, { "open-ro", 1 }, { "open-rw", 1 }, { "fd-chmod", 2 },
-	{ "connect", 2 }, { "sys-connect", 2 }, { "uring-connect", 2 },
+	{ "connect", 2 }, { "bind", 2 }, { "sys-connect", 2 }, { "uring-connect", 2 },
 	{ "sys-udp", 3 }, { "sys-abstract", 1 }, { "sys-unix", 2 }, { "sys-unix-dgram", 1 },
 	{ "sys-tfo", 3 }, { "sys-socket-proto", 1 }, { "sys-listen", 2 },
 	{ "sys-abstract-listen", 2 }, { "sys-shm-rm", 1 }, { "sys-mq-unlink", 1 }, { "sys-mq-create", 1 },
@@ -1111,6 +1112,14 @@ int main(int argc, char **argv)
 			sock_addr(a[0], a[1], &sa);
 			STEP(&o, "socket", s = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
 			STEP(&o, "connect", connect(s, (struct sockaddr *)&sa, sizeof(sa)));
+			if (s >= 0)
+				close(s);
+		} else if (strcmp(op, "bind") == 0) {
+			struct sockaddr_in sa;
+			int s = -1;
+			sock_addr(a[0], a[1], &sa);
+			STEP(&o, "socket", s = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
+			STEP(&o, "bind", bind(s, (struct sockaddr *)&sa, sizeof(sa)));
 			if (s >= 0)
 				close(s);
 		} else if (strcmp(op, "sys-connect") == 0) {

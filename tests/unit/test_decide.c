@@ -182,6 +182,9 @@ static const struct row rows[] = {
 	{ N_PORTS, OP_BIND, "tcp [::]:8080", ALLOW, REASON_NET_PORT, 3 },
 	{ N_PORTS, OP_BIND, "tcp 0.0.0.0:443", DENY, REASON_NET_NONE, 1 },
 	{ N_NONE, OP_BIND, "tcp 127.0.0.1:8080", DENY, REASON_NET_NONE, 1 },
+	{ N_NONE, OP_BIND, "tcp 127.0.0.1:0", DENY, REASON_NET_ANY_PORT, 1 },
+	{ N_PORTS, OP_BIND, "tcp [::]:0", DENY, REASON_NET_ANY_PORT, 1 },
+	{ N_NONE, OP_CONNECT, "tcp 127.0.0.1:0", DENY, REASON_NET_NONE, 1 },
 	/* UDP */
 	{ N_NONE, OP_CONNECT, "udp 127.0.0.1:53", DENY, REASON_NET_UDP, 1 },
 	{ N_PORTS, OP_CONNECT, "udp 1.2.3.4:443", DENY, REASON_NET_UDP, 1 },

@@ -1493,3 +1493,21 @@ Test(edges, learned_policy_passes_the_run_again_from_its_start, .init = setup, .
 	expect_no_refusal();
 	cr_expect(exists(tp("build/out/f")));
 }
+
+/* A listen on a socket bound to no port takes one at random, which no
+ * net-bind line can name: explain --last says so, and offers a loopback
+ * of the program's own instead. */
+Test(explain_last, listen_on_a_port_at_random, .init = setup, .fini = teardown, .timeout = 60)
+{
+	cordon(ARGS("run", "--", ops_bin, "sys-listen", "127.0.0.1", "-"));
+	EXPECT_STATUS(0);
+	EXPECT_HAS(R.out, "sys-listen -1 13 listen\n");
+
+	cordon(ARGS("explain", "--last"));
+	EXPECT_STATUS(1);
+	EXPECT_HAS(R.out, "\ndeny   bind 0.0.0.0:0/tcp (1 time, supervisor)\n"
+			  "       network is none: a port taken at random (port 0) cannot be listed");
+	EXPECT_HAS(R.out, "       to allow: net isolated\n");
+	EXPECT_HAS(R.out, "\nto allow it, add to the policy:\n  net isolated\n");
+	cr_expect(strstr(R.out, "net-bind") == NULL, "stdout:\n%s", R.out);
+}

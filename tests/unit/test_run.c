@@ -697,6 +697,28 @@ Test(escape, tcp_other_protocols_refused, .init = setup, .fini = teardown, .time
 	EXPECT(OK("sys-socket-proto"));
 }
 
+/* A TCP bind to a port net-bind does not list: the shim refuses it and
+ * says which line would allow it; Landlock refuses a static program's. */
+Test(escape, tcp_bind_unlisted_port_refused, .init = setup, .fini = teardown, .timeout = 30)
+{
+	unsigned port;
+	int s = inet_socket(SOCK_STREAM, &port);  /* a port that was free */
+	const char *p = fmt("%u", port);
+
+	close(s);
+	need_landlock(4, "refusing TCP bind");
+	run(NULL, ARGS(ops_dyn, "bind", "127.0.0.1", p));
+	expect_exit(0);
+	EXPECT(NO("bind", EACCES));
+	cr_expect(strstr(R.err, fmt("deny bind 127.0.0.1:%s/tcp (bind)", p)) &&
+			  strstr(R.err, "to allow: net-bind PORT or net all [shim]"),
+		  "stderr:\n%s", R.err);
+	run(NULL, ARGS(ops_static, "sys-listen", "127.0.0.1", p));
+	expect_exit(0);
+	EXPECT(NO("sys-listen", EACCES));
+	cr_expect_str_eq(got[0].info, "bind");
+}
+
 /* listen(2) on a socket bound to no port binds one at random, a bind
  * Landlock does not see: refused and said as a bind; a socket bound to a
  * listed port listens. */
@@ -712,7 +734,9 @@ Test(escape, listen_on_unbound_socket_refused, .init = setup, .fini = teardown, 
 	EXPECT(NO("sys-listen", EACCES));
 	cr_expect_str_eq(got[0].info, "listen");
 	cr_expect(strstr(R.err, "deny bind 0.0.0.0:0/tcp (listen)"), "stderr:\n%s", R.err);
-	cr_expect(strstr(R.err, "to allow: net-bind PORT or net all"), "stderr:\n%s", R.err);
+	cr_expect(strstr(R.err, "a port taken at random (port 0) cannot be listed") &&
+			  strstr(R.err, "to allow: net isolated or net all"),
+		  "stderr:\n%s", R.err);
 	policy(fmt("net-bind %u\n", port));
 	run(NULL, ARGS(ops_static, "sys-listen", "127.0.0.1", fmt("%u", port), "sys-listen",
 		       "127.0.0.1", "-"));
