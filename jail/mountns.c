@@ -9,7 +9,11 @@
  * MOUNT_ATTR_RDONLY, and every write beneath it fails with EROFS whatever
  * Landlock grants around it, while .git beside it stays writable. A write
  * root given back inside a denied entry is cloned, as the host has it, back
- * on top. The program cannot undo any of it: CAP_SYS_ADMIN is dropped,
+ * on top. And each directory above a denied entry that could be moved (its
+ * own directory is writable: .git in the workspace) is cloned onto itself,
+ * a mount point that neither rename nor rmdir can take away (EBUSY): a
+ * program that moved .git aside could otherwise make a new .git/hooks in
+ * its place, out of the read-only mount's reach. The program cannot undo any of it: CAP_SYS_ADMIN is dropped,
  * seccomp refuses mount(2) and umount2(2), and Landlock forbids changing
  * the mount topology of a restricted process.
  *
@@ -47,13 +51,18 @@
 #define MOVE_MOUNT_T_EMPTY_PATH 0x00000040
 #endif
 
-/* Does the policy decide that @e cannot be written? */
-static bool denied(const struct policy *pol, const struct pathset_entry *e)
+/* Does the policy decide that @path cannot be written? */
+static bool denied_path(const struct policy *pol, const char *path, size_t len)
 {
 	struct decision d;
 
-	policy_decide_path(pol, OP_WRITE, e->path, e->len, &d);
+	policy_decide_path(pol, OP_WRITE, path, len, &d);
 	return !d.allow;
+}
+
+static bool denied(const struct policy *pol, const struct pathset_entry *e)
+{
+	return denied_path(pol, e->path, e->len);
 }
 
 /* An entry this layer mounts: a write-deny entry, or a write root inside
@@ -97,11 +106,72 @@ static int by_length(const void *a, const void *b)
 	return x->e->len < y->e->len ? -1 : x->e->len > y->e->len;
 }
 
+
 static int open_nofollow(const char *path)
 {
 	struct open_how how = { .flags = O_PATH | O_CLOEXEC, .resolve = RESOLVE_NO_SYMLINKS };
 
 	return (int)syscall(SYS_openat2, AT_FDCWD, path, &how, sizeof(how));
+}
+
+/* Clone the mount tree at @path, as it now is, onto @path itself: a mount
+ * point, which rename(2) and rmdir(2) refuse to move (EBUSY). */
+static int pin(const char *path, char *err, size_t errsize)
+{
+	int src = open_nofollow(path), tree = -1, r = 0;
+
+	if (src < 0)
+		return jail_fail(err, errsize, "write-deny: unable to open %s: %s", path,
+				 strerror(errno));
+	tree = (int)syscall(SYS_open_tree, src, "",
+			    OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH | AT_RECURSIVE);
+	if (tree < 0 || syscall(SYS_move_mount, tree, "", src, "",
+				MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) < 0)
+		r = jail_fail(err, errsize, "write-deny: unable to keep %s in place: %s", path,
+			      strerror(errno));
+	if (tree >= 0)
+		close(tree);
+	close(src);
+	return r;
+}
+
+/* The directories above @e that could be moved (each one's own directory
+ * is writable), added to @pins (deduplicated, @n of them, room for @cap).
+ * Returns 0 or -ENOMEM. */
+static int movable_above(const struct policy *pol, const struct pathset_entry *e, char **pins,
+			 size_t *n, size_t cap)
+{
+	char dir[PATH_MAX];
+	size_t len = e->len;
+
+	memcpy(dir, e->path, len + 1);
+	for (;;) {
+		while (len > 1 && dir[len - 1] != '/')
+			len--;
+		if (len <= 1)
+			return 0;            /* the parent is "/" */
+		dir[--len] = '\0';          /* dir: the directory above */
+		size_t plen = len;
+		while (plen > 1 && dir[plen - 1] != '/')
+			plen--;
+		if (denied_path(pol, dir, plen > 1 ? plen - 1 : 1))
+			return 0;            /* its directory is not writable: it stays */
+		size_t i = 0;
+		while (i < *n && strcmp(pins[i], dir) != 0)
+			i++;
+		if (i < *n)
+			continue;
+		if (*n == cap || !(pins[*n] = strdup(dir)))
+			return -ENOMEM;
+		(*n)++;
+	}
+}
+
+static int by_string_length(const void *a, const void *b)
+{
+	size_t x = strlen(*(char *const *)a), y = strlen(*(char *const *)b);
+
+	return x < y ? -1 : x > y;
 }
 
 /* Clone what @m->src is (and every mount beneath it) onto its path as it
@@ -140,8 +210,9 @@ out:
 
 int mountns_apply(const struct policy *pol, char *err, size_t errsize)
 {
-	size_t n = 0, cap = 0, denies = 0;
+	size_t n = 0, cap = 0, denies = 0, npins = 0;
 	struct mnt *v = NULL;
+	char **pins = NULL;
 	int r = 0;
 
 	for (const struct pathset_entry *e = pol->paths.head; e; e = e->hh.next)
@@ -181,6 +252,26 @@ int mountns_apply(const struct policy *pol, char *err, size_t errsize)
 			goto out;
 		}
 	}
+	/* The directories above each denied entry that exists, pinned before
+	 * the entries are mounted, the outermost first. A path has at most
+	 * PATH_MAX / 2 directories. */
+	size_t pincap = 0;
+	for (size_t i = 0; i < n; i++)
+		pincap += v[i].ro && v[i].src >= 0 ? PATH_MAX / 2 : 0;
+	pins = pincap ? calloc(pincap, sizeof(*pins)) : NULL;
+	if (pincap && !pins) {
+		r = jail_fail(err, errsize, "write-deny: out of memory");
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (v[i].ro && v[i].src >= 0 && movable_above(pol, v[i].e, pins, &npins, pincap) < 0) {
+			r = jail_fail(err, errsize, "write-deny: out of memory");
+			goto out;
+		}
+	qsort(pins, npins, sizeof(*pins), by_string_length);
+	for (size_t i = 0; i < npins; i++)
+		if ((r = pin(pins[i], err, errsize)))
+			goto out;
 	for (size_t i = 0; i < n; i++) {
 		/* What is there now: the nearest entry mounted above it, or
 		 * the host's (writable, as far as this layer goes). */
@@ -200,6 +291,9 @@ out:
 	for (size_t i = 0; i < n; i++)
 		if (v[i].src >= 0)
 			close(v[i].src);
+	for (size_t i = 0; pins && i < npins; i++)
+		free(pins[i]);
+	free(pins);
 	free(v);
 	return r;
 }

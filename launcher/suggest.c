@@ -406,6 +406,8 @@ static const char *unlearnable(enum reason r)
 		return "inside read-deny: take that entry out of the policy if the program should";
 	if (r == REASON_WRITE_DENY)
 		return "inside write-deny: take that entry out of the policy if the program should";
+	if (r == REASON_HOLDS_WRITE_DENY)
+		return "it holds a write-deny entry: take that entry out of the policy if the program should";
 	if (r == REASON_DEVICE_ENTRY)
 		return "device entries are never created or removed under cordon";
 	if (r == REASON_POLICY_UNREADABLE)

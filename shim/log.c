@@ -278,6 +278,7 @@ size_t log_hint(char *buf, size_t size, const char *op, const char *target, enum
 	case REASON_DEVICE_ENTRY:
 	case REASON_READ_DENY:
 	case REASON_WRITE_DENY:
+	case REASON_HOLDS_WRITE_DENY:
 	case REASON_WRITE_ROOT:
 	case REASON_READ_DEFAULT:
 	case REASON_SOCKET:

@@ -123,6 +123,28 @@ int policy_add_devices(struct policy *p)
 	return 0;
 }
 
+/* Whether a write-deny entry lies beneath @path (then @d says so): what
+ * removing or renaming @path would take with it, or replace. A walk of
+ * every entry, made only for removals and renames under a policy with
+ * write-deny entries. */
+static bool write_deny_beneath(const struct policy *p, const char *path, size_t len,
+			       struct decision *d)
+{
+	const struct pathset_entry *e, *tmp;
+
+	if (len == 1 && path[0] == '/')
+		len = 0;  /* beneath "/" is "/x" */
+	HASH_ITER(hh, p->paths.head, e, tmp) {
+		if ((e->kinds & 1u << PATH_WRITE_DENY) && e->len > len + 1 &&
+		    memcmp(e->path, path, len) == 0 && e->path[len] == '/') {
+			decide(d, false, REASON_HOLDS_WRITE_DENY, e->data[PATH_WRITE_DENY],
+			       e->path);
+			return true;
+		}
+	}
+	return false;
+}
+
 void policy_decide_path(const struct policy *p, enum op op, const char *path, size_t len,
 			struct decision *d)
 {
@@ -135,7 +157,7 @@ void policy_decide_path(const struct policy *p, enum op op, const char *path, si
 		mask |= 1u << PATH_WRITE_DENY;
 	e = pathset_nearest(&p->paths, path, len, mask);
 	if (e && (e->kinds & 1u << PATH_DEVICE) && !(e->kinds & 1u << PATH_WRITE)) {
-		if (op == OP_WRITE)
+		if (op == OP_WRITE || op == OP_REMOVE)
 			decide(d, false, REASON_DEVICE_ENTRY, NULL, e->path);
 		else
 			decide(d, true, REASON_DEVICE, NULL, e->path);
@@ -150,6 +172,8 @@ void policy_decide_path(const struct policy *p, enum op op, const char *path, si
 		return;
 	}
 	if (e && (e->kinds & 1u << PATH_WRITE)) {
+		if (op == OP_REMOVE && p->n_write_deny && write_deny_beneath(p, path, len, d))
+			return;
 		decide(d, true, REASON_WRITE_ROOT, e->data[PATH_WRITE], e->path);
 		return;
 	}
@@ -273,6 +297,7 @@ const char *op_name(enum op op)
 	static const char *const names[OP__COUNT] = {
 		[OP_READ] = "read",
 		[OP_WRITE] = "write",
+		[OP_REMOVE] = "remove",
 		[OP_WRITE_DATA] = "write",
 		[OP_CONNECT] = "connect",
 		[OP_BIND] = "bind",
@@ -287,6 +312,7 @@ const char *reason_text(enum reason r)
 	case REASON_OUTSIDE_ROOTS:    return "outside write roots";
 	case REASON_READ_DENY:        return "inside read-deny";
 	case REASON_WRITE_DENY:       return "inside write-deny";
+	case REASON_HOLDS_WRITE_DENY: return "it would take with it write-deny";
 	case REASON_READ_DEFAULT:     return "reads are allowed outside read-deny";
 	case REASON_SOCKET:           return "listed unix socket";
 	case REASON_NET_ALL:          return "network is all";

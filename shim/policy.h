@@ -34,6 +34,9 @@ enum op {
 	OP_WRITE_DATA,               /* open an existing file for writing, truncate */
 	OP_CONNECT,                  /* connect(2) / sendto(2) to an address */
 	OP_BIND,                     /* bind(2) */
+	OP_REMOVE,                   /* delete, or either end of a rename: OP_WRITE, and
+	                                no write-deny entry may lie beneath (moving
+	                                .git aside would leave a .git/hooks to make) */
 	OP__COUNT
 };
 
@@ -142,6 +145,8 @@ enum reason {
 	REASON_NET_ABSTRACT,          /* deny: net none, an abstract unix socket */
 	REASON_KERNEL_LAYER,          /* deny: the kernel layer refused what the shim allowed */
 	REASON_NET_ANY_PORT,          /* deny: net none, a bind to port 0 (one at random) */
+	REASON_HOLDS_WRITE_DENY,      /* deny: removing or renaming a directory that holds
+	                                 a write-deny entry */
 };
 
 struct decision {

@@ -1303,7 +1303,10 @@ static enum shim_verdict decide_resolved(const struct call *c, enum op op, enum 
 
 static enum op op_of(enum shim_class cls)
 {
-	return cls == CLASS_read ? OP_READ : cls == CLASS_write ? OP_WRITE_DATA : OP_WRITE;
+	return cls == CLASS_read		    ? OP_READ
+	       : cls == CLASS_write		    ? OP_WRITE_DATA
+	       : cls == CLASS_delete || cls == CLASS_rename ? OP_REMOVE
+						    : OP_WRITE;
 }
 
 /* Classes whose operation changes the directory entry of the target. */

@@ -137,6 +137,15 @@ static const struct row rows[] = {
 	{ P_WDENY, OP_READ, "W/proj/secret/key", ALLOW, REASON_WRITE_ROOT, 1 },
 	{ P_WDENY, OP_WRITE, "W/proj/secret/cache/o", ALLOW, REASON_WRITE_ROOT, 4 },
 	{ P_WDENY, OP_CONNECT, "W/proj/secret/s.sock", ALLOW, REASON_WRITE_ROOT, 1 },
+	/* removing or renaming a directory that holds an entry would take the
+	 * entry with it (or leave its place to be made anew); making one is
+	 * fine (git init where .git is missing), and its neighbours go freely */
+	{ P_WDENY, OP_REMOVE, "W/proj/.git", DENY, REASON_HOLDS_WRITE_DENY, 2 },
+	{ P_WDENY, OP_REMOVE, "W/proj", DENY, REASON_HOLDS_WRITE_DENY, 2 },
+	{ P_WDENY, OP_WRITE, "W/proj/.git", ALLOW, REASON_WRITE_ROOT, 1 },
+	{ P_WDENY, OP_REMOVE, "W/proj/.git/objects", ALLOW, REASON_WRITE_ROOT, 1 },
+	{ P_WDENY, OP_REMOVE, "W/proj/.gitx", ALLOW, REASON_WRITE_ROOT, 1 },
+	{ P_WDENY, OP_REMOVE, "W/proj/.git/hooks", DENY, REASON_WRITE_DENY, 2 },
 	{ P_SAME, OP_WRITE, "W/proj/a", DENY, REASON_READ_DENY, 2 },
 	{ P_SAME, OP_READ, "W/proj", DENY, REASON_READ_DENY, 2 },
 	/* unix sockets (pathname): listed, unlisted, beneath a write root */
@@ -405,7 +414,8 @@ ParameterizedTest(size_t *i, decide, row_gives_expected_decision, .init = setup,
 	}
 	/* A decision made by a path entry names it; others match nothing. */
 	if (r->reason == REASON_WRITE_ROOT || r->reason == REASON_SOCKET ||
-	    r->reason == REASON_READ_DENY || r->reason == REASON_WRITE_DENY)
+	    r->reason == REASON_READ_DENY || r->reason == REASON_WRITE_DENY ||
+	    r->reason == REASON_HOLDS_WRITE_DENY)
 		cr_expect_not_null(d.matched, "row %zu: %s", *i, what);
 	else
 		cr_expect_null(d.matched, "row %zu: %s: matched %s", *i, what, d.matched);

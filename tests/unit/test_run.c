@@ -2177,6 +2177,36 @@ Test(write_deny, static_program_cannot_rewrite_protected_paths, .init = setup,
 	expect_outside_intact();
 }
 
+/* Moving .git aside (or removing it) would leave its place free for a new
+ * .git with hooks of the program's making: refused by the shim, and for a
+ * program it cannot see by the mount each directory above an entry
+ * becomes (EBUSY). What .git holds besides stays movable. */
+Test(write_deny, repository_cannot_be_moved_aside, .init = setup, .fini = teardown,
+     .timeout = 30)
+{
+	protected_repo();
+	run(NULL, ARGS(ops_static, "sys-rename", "root/.git", "root/.git-old",
+		       "sys-write", "root/.git/hooks/pre-commit", "evil",
+		       "sys-rename", "root/.git/objects", "root/.git/objects-old"));
+	expect_exit(0);
+	EXPECT(NO("sys-rename", EBUSY), NO("sys-write", EROFS), OK("sys-rename"));
+	cr_expect_not(exists("root/.git-old"));
+	cr_expect_str_eq(content("root/.git/hooks/pre-commit") ?: "(gone)", "hook");
+	cr_expect(exists("root/.git/objects-old"));
+
+	const char *mv = "/bin/mv", *rmdir_ = "/bin/rmdir";
+	run(NULL, ARGS("/bin/sh", "-c",
+		       fmt("%s %s %s; %s %s; exit 0", mv, tp("root/.git"), tp("root/moved"), rmdir_,
+			   tp("root/.git"))));
+	expect_exit(0);
+	cr_expect_not(exists("root/moved"));
+	cr_expect(exists("root/.git/hooks/pre-commit"));
+	cr_expect(strstr(R.err, fmt("deny rename %s (", tp("root/.git"))) &&
+			  strstr(R.err, fmt("it would take with it write-deny %s", tp("root/.git/hooks"))),
+		  "stderr:\n%s", R.err);
+	expect_outside_intact();
+}
+
 /* The mounts are the program's: it sees its protected paths read-only,
  * and nothing of them reaches the host's mount table, during the run or
  * after it. So that propagation can be seen at all, this test runs in a
@@ -2206,7 +2236,11 @@ Test(write_deny, mounts_are_the_programs_alone, .init = setup, .fini = teardown,
 		  "the program's hooks are not a read-only mount");
 	cr_expect(mounted_at(mi, "root/.git/config", &ro) && ro,
 		  "the program's config is not a read-only mount");
-	cr_expect_not(mounted_at(mi, "root/.git", &ro), "all of .git was mounted");
+	/* .git itself: kept in place by a mount of itself, writable. */
+	cr_expect(mounted_at(mi, "root/.git", &ro) && !ro,
+		  ".git is not a writable mount of itself");
+	cr_expect_not(mounted_at("/proc/self/mountinfo", "root/.git", &ro),
+		      "the mount of .git reached the host");
 	cr_expect_not(mounted_at("/proc/self/mountinfo", "root/.git/hooks", &ro),
 		      "the mount reached the host");
 	cr_assert_eq(kill(pid, SIGTERM), 0);
