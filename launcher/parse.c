@@ -479,12 +479,18 @@ static int add_path(struct parse_ctx *ctx, const char *file, unsigned line,
 	}
 
 	err = pathset_add(&p->paths, resolved, (unsigned)d->kind, rule);
+	if (err == 0 && d->kind == PATH_WRITE_DENY)
+		err = policy_note_write_deny(p, pathset_get(&p->paths, resolved, strlen(resolved)));
 	if (err == 0 && d->kind != PATH_WRITE && !ctx->canonical) {
 		/* Deny the path as written too: a caller deciding on a lexical
 		 * path without resolving it must still meet the entry (a
 		 * compiled policy's paths are both already). */
-		if (path_normalize(expanded, lexical) > 0 && strcmp(lexical, resolved) != 0)
+		if (path_normalize(expanded, lexical) > 0 && strcmp(lexical, resolved) != 0) {
 			err = pathset_add(&p->paths, lexical, (unsigned)d->kind, rule);
+			if (err == 0 && d->kind == PATH_WRITE_DENY)
+				err = policy_note_write_deny(
+					p, pathset_get(&p->paths, lexical, strlen(lexical)));
+		}
 	}
 	if (err < 0)
 		goto nomem;

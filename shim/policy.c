@@ -62,6 +62,7 @@ void policy_free(struct policy *p)
 	struct rule *r, *next;
 
 	pathset_free(&p->paths);
+	free(p->write_deny_entries);
 	strlist_free(&p->skipped);
 	strlist_free(&p->env_pass);
 	strlist_free(&p->env_deny);
@@ -123,20 +124,33 @@ int policy_add_devices(struct policy *p)
 	return 0;
 }
 
+int policy_note_write_deny(struct policy *p, const struct pathset_entry *e)
+{
+	if (!e)
+		return -EINVAL;
+	for (size_t i = 0; i < p->n_write_deny_entries; i++)
+		if (p->write_deny_entries[i] == e)
+			return 0;
+	const struct pathset_entry **v =
+		realloc(p->write_deny_entries, (p->n_write_deny_entries + 1) * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	v[p->n_write_deny_entries++] = e;
+	p->write_deny_entries = v;
+	return 0;
+}
+
 /* Whether a write-deny entry lies beneath @path (then @d says so): what
- * removing or renaming @path would take with it, or replace. A walk of
- * every entry, made only for removals and renames under a policy with
- * write-deny entries. */
+ * removing or renaming @path would take with it, or replace. A walk of the
+ * write-deny entries, made only for removals and renames. */
 static bool write_deny_beneath(const struct policy *p, const char *path, size_t len,
 			       struct decision *d)
 {
-	const struct pathset_entry *e, *tmp;
-
 	if (len == 1 && path[0] == '/')
 		len = 0;  /* beneath "/" is "/x" */
-	HASH_ITER(hh, p->paths.head, e, tmp) {
-		if ((e->kinds & 1u << PATH_WRITE_DENY) && e->len > len + 1 &&
-		    memcmp(e->path, path, len) == 0 && e->path[len] == '/') {
+	for (size_t i = 0; i < p->n_write_deny_entries; i++) {
+		const struct pathset_entry *e = p->write_deny_entries[i];
+		if (e->len > len + 1 && memcmp(e->path, path, len) == 0 && e->path[len] == '/') {
 			decide(d, false, REASON_HOLDS_WRITE_DENY, e->data[PATH_WRITE_DENY],
 			       e->path);
 			return true;
@@ -172,7 +186,7 @@ void policy_decide_path(const struct policy *p, enum op op, const char *path, si
 		return;
 	}
 	if (e && (e->kinds & 1u << PATH_WRITE)) {
-		if (op == OP_REMOVE && p->n_write_deny && write_deny_beneath(p, path, len, d))
+		if (op == OP_REMOVE && p->n_write_deny_entries && write_deny_beneath(p, path, len, d))
 			return;
 		decide(d, true, REASON_WRITE_ROOT, e->data[PATH_WRITE], e->path);
 		return;

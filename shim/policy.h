@@ -93,6 +93,10 @@ struct strlist {
 struct policy {
 	struct pathset paths;         /* write roots, read-deny, sockets */
 	size_t n_write, n_read_deny, n_socket, n_write_deny;
+	/* The write-deny entries of paths (each spelling), for the walk of
+	 * policy_decide_path(OP_REMOVE); n_write_deny_entries of them. */
+	const struct pathset_entry **write_deny_entries;
+	size_t n_write_deny_entries;
 	struct strlist skipped;       /* optional roots that did not exist */
 	struct setting net;           /* enum net_mode */
 	struct port_list net_connect; /* TCP ports connect may reach */
@@ -166,6 +170,10 @@ void policy_free(struct policy *p);
 
 /* Decide @op on the canonical @path (length @len). For OP_CONNECT and
  * OP_BIND the path is a unix socket's. */
+/* Remember @e, an entry of p->paths with PATH_WRITE_DENY among its kinds
+ * (once: a second note is a no-op). 0 or -ENOMEM. */
+int policy_note_write_deny(struct policy *p, const struct pathset_entry *e);
+
 void policy_decide_path(const struct policy *p, enum op op, const char *path, size_t len,
 			struct decision *d);
 
