@@ -268,7 +268,8 @@ int mountns_apply(const struct policy *pol, char *err, size_t errsize)
 			r = jail_fail(err, errsize, "write-deny: out of memory");
 			goto out;
 		}
-	qsort(pins, npins, sizeof(*pins), by_string_length);
+	if (npins)
+		qsort(pins, npins, sizeof(*pins), by_string_length);
 	for (size_t i = 0; i < npins; i++)
 		if ((r = pin(pins[i], err, errsize)))
 			goto out;
