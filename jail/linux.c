@@ -103,7 +103,7 @@ static size_t linux_features(const struct policy *pol, const struct jail_host *h
 		{ "writes beneath write-deny entries inside the roots",
 		  h->mountns ? "read-only mounts (mount namespace)" : NULL,
 		  "refuses (supervisor: metadata)", false },
-		{ "connect to unix sockets outside", h->seccomp ? "seccomp supervisor" : NULL,
+		{ "unix sockets outside: connect, sendto", h->seccomp ? "seccomp supervisor" : NULL,
 		  "refuses unlisted ones", true },
 	};
 	size_t n = 0;

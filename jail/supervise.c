@@ -29,6 +29,9 @@
  * block (a blocking socket) is made by a thread of its own, so that one
  * slow peer never stalls the other calls.
  *
+ * sendto(2) with an address comes the same way (supervise_sendto): the
+ * bytes are sent by cordon on the program's socket, to the address decided.
+ *
  * Under net none, listen(2) comes too: on a TCP socket bound to no port it
  * binds one at random, and Landlock checks bind(2) only.
  */
@@ -83,10 +86,12 @@
 #endif
 
 enum meta { M_CHMOD, M_CHOWN, M_UTIME, M_UTIMES, M_UTIMENS, M_UTIMENS64, M_SETXATTR, M_RMXATTR,
-	    M_CONNECT, M_CHROOT, M_LISTEN, M_IOCTL };
+	    M_CONNECT, M_CHROOT, M_LISTEN, M_IOCTL, M_SENDTO };
 
-/* When the filter sends a call here. */
-enum send { ALWAYS, NET_NONE_ONLY, BY_COMMAND };
+/* When the filter sends a call here: always, under net none only, for the
+ * ioctl commands of supervised_ioctls(), when the call has an address
+ * (seccomp-rules.c's own rule). */
+enum send { ALWAYS, NET_NONE_ONLY, BY_COMMAND, WITH_ADDRESS };
 
 /* Where each call keeps its object: the argument of the directory
  * descriptor (-1: none, AT_FDCWD), of the path (-1: the descriptor is the
@@ -130,6 +135,8 @@ static const struct meta_call {
 	{ "listen", M_LISTEN, -1, -1, -1, false, NET_NONE_ONLY },
 	/* The ioctls that change an inode's attributes (supervised_ioctls). */
 	{ "ioctl", M_IOCTL, 0, -1, -1, false, BY_COMMAND },
+	/* A datagram to a unix socket by its path (supervise_sendto). */
+	{ "sendto", M_SENDTO, -1, -1, -1, false, WITH_ADDRESS },
 };
 
 /* socketcall(SYS_CONNECT), (SYS_LISTEN): the arguments are 32-bit words
@@ -138,6 +145,8 @@ static const struct meta_call socketcall_connect = { "connect", M_CONNECT, -1, -
 						      ALWAYS };
 static const struct meta_call socketcall_listen = { "listen", M_LISTEN, -1, -1, -1, false,
 						     NET_NONE_ONLY };
+static const struct meta_call socketcall_sendto = { "sendto", M_SENDTO, -1, -1, -1, false,
+						     WITH_ADDRESS };
 
 /*
  * The ioctls that change a file's attributes with no more than a
@@ -634,6 +643,7 @@ static int read_times(pid_t pid, const struct seccomp_data *d, struct request *q
 	case M_CHROOT:
 	case M_LISTEN:
 	case M_IOCTL:
+	case M_SENDTO:
 		break;
 	}
 	return 0;
@@ -650,6 +660,7 @@ static const struct meta_call *find_call(const struct seccomp_data *d)
 		if (s->call == SUPERVISED_SOCKETCALL)
 			return d->args[0] == SYS_CONNECT  ? &socketcall_connect
 			       : d->args[0] == SYS_LISTEN ? &socketcall_listen
+			       : d->args[0] == SYS_SENDTO ? &socketcall_sendto
 							  : NULL;
 		return s->call < sizeof(calls) / sizeof(calls[0]) ? &calls[s->call] : NULL;
 	}
@@ -813,6 +824,7 @@ static int read_request(pid_t pid, const struct seccomp_data *d, struct request 
 	case M_CONNECT:
 	case M_CHROOT:
 	case M_LISTEN:
+	case M_SENDTO:
 		break;
 	}
 	return 0;
@@ -901,6 +913,7 @@ static int perform(int fd, const struct request *q, const void *xvalue)
 	case M_CONNECT:
 	case M_CHROOT:
 	case M_LISTEN:
+	case M_SENDTO:
 		errno = ENOSYS;  /* supervise_connect's; supervise_one's */
 		break;
 	}
@@ -916,55 +929,80 @@ static bool opened_for_writing(int fd)
 	return fl >= 0 && !(fl & O_PATH) && (fl & O_ACCMODE) != O_RDONLY;
 }
 
-static int reply(int listener, uint64_t id, int error)
+/* Answer the call @id with @result: -errno, or what it returns. */
+static int reply(int listener, uint64_t id, long result)
 {
 	struct seccomp_notif_resp resp;
 
 	memset(&resp, 0, sizeof(resp));
 	resp.id = id;
-	resp.error = error;
+	resp.error = result < 0 ? (int32_t)result : 0;
+	resp.val = result > 0 ? result : 0;
 	/* ENOENT: the program is gone (killed mid-call); nothing to answer. */
 	if (ioctl(listener, SECCOMP_IOCTL_NOTIF_SEND, &resp) < 0 && errno != ENOENT)
 		return -errno;
 	return 0;
 }
 
-/* A connect decided and allowed, to be made now or by a thread. */
-struct connect_job {
-	struct connect_job *next;    /* in the pool's queue */
+/* A connect, or a send with an address, decided and allowed, to be made
+ * now or by a thread. */
+struct sock_job {
+	struct sock_job *next;       /* in the pool's queue */
 	uint64_t id;
 	int sock;                    /* the program's socket (pidfd_getfd) */
 	int obj;                     /* O_PATH descriptor of the unix socket, or -1 */
 	struct creds creds;          /* the program's, for obj */
 	struct sockaddr_storage sa;
 	socklen_t len;
+	bool send;                   /* sendto(data, size, flags), not connect */
+	void *data;                  /* the bytes read from the program (malloc) */
+	size_t size;
+	int flags;
+	int sigpipe;                 /* a pidfd of the caller, to be sent SIGPIPE as the
+	                                kernel would on EPIPE, or -1 */
 };
 
-static void connect_job_close(struct connect_job *j)
+static void job_close(struct sock_job *j)
 {
 	if (j->sock >= 0)
 		close(j->sock);
 	if (j->obj >= 0)
 		close(j->obj);
-	j->sock = j->obj = -1;
+	if (j->sigpipe >= 0)
+		close(j->sigpipe);
+	free(j->data);
+	j->data = NULL;
+	j->sock = j->obj = j->sigpipe = -1;
 }
 
-/* A pathname socket is reached through /proc/self/fd/N: the name leads to
- * the very inode that was checked, and the kernel checks write permission
- * on it with the program's identity, as it would have. */
-static int connect_now(struct connect_job *j)
+/* Make @j: the call's result (a sendto's count), or -errno. A pathname
+ * socket is reached through /proc/self/fd/N: the name leads to the very
+ * inode that was checked, and the kernel checks write permission on it
+ * with the program's identity, as it would have. */
+static long job_now(struct sock_job *j)
 {
-	int r;
-
-	if (j->obj < 0)
-		return connect(j->sock, (const struct sockaddr *)&j->sa, j->len) < 0 ? -errno : 0;
+	const struct sockaddr *sa = (const struct sockaddr *)&j->sa;
+	socklen_t len = j->len;
 	struct sockaddr_un un = { .sun_family = AF_UNIX };
-	int n = snprintf(un.sun_path, sizeof(un.sun_path), "/proc/self/fd/%d", j->obj);
-	if ((r = creds_assume(&j->creds, CAPS_FILE)) == 0 &&
-	    connect(j->sock, (const struct sockaddr *)&un,
-		    (socklen_t)(offsetof(struct sockaddr_un, sun_path) + (size_t)n + 1)) < 0)
+	long r = 0;
+
+	if (j->obj >= 0) {
+		int n = snprintf(un.sun_path, sizeof(un.sun_path), "/proc/self/fd/%d", j->obj);
+		sa = (const struct sockaddr *)&un;
+		len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + (size_t)n + 1);
+		r = creds_assume(&j->creds, CAPS_FILE);
+	}
+	if (r == 0 && j->send) {
+		/* MSG_NOSIGNAL: the SIGPIPE is the program's, not cordon's. */
+		ssize_t n = sendto(j->sock, j->data, j->size, j->flags | MSG_NOSIGNAL, sa, len);
+		r = n < 0 ? -errno : n;
+		if (r == -EPIPE && j->sigpipe >= 0)
+			syscall(SYS_pidfd_send_signal, j->sigpipe, SIGPIPE, NULL, 0);
+	} else if (r == 0 && connect(j->sock, sa, len) < 0) {
 		r = -errno;
-	creds_restore();
+	}
+	if (j->obj >= 0)
+		creds_restore();
 	return r;
 }
 
@@ -978,7 +1016,7 @@ static int connect_now(struct connect_job *j)
 static struct {
 	pthread_mutex_t lock;
 	pthread_cond_t more;
-	struct connect_job *head, **tail;
+	struct sock_job *head, **tail;
 	unsigned idle, queued;
 	int listener;
 } pool = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, NULL, &pool.head, 0, 0, -1 };
@@ -993,14 +1031,14 @@ static void *pool_thread(void *arg)
 			pthread_cond_wait(&pool.more, &pool.lock);
 		pool.idle--;
 		pool.queued--;
-		struct connect_job *j = pool.head;
+		struct sock_job *j = pool.head;
 		pool.head = j->next;
 		if (!pool.head)
 			pool.tail = &pool.head;
 		pthread_mutex_unlock(&pool.lock);
 
-		reply(pool.listener, j->id, connect_now(j));
-		connect_job_close(j);
+		reply(pool.listener, j->id, job_now(j));
+		job_close(j);
 		free(j);
 	}
 	return NULL;
@@ -1026,11 +1064,11 @@ static bool pool_start(void)
 	return r == 0;
 }
 
-/* Hand @j's connect to a thread, which replies; or make it here if no
- * thread can be had. Returns 1 (answered, or to be), or -errno. */
-static int connect_later(int listener, struct connect_job *j)
+/* Hand @j to a thread, which replies; or make it here if no thread can be
+ * had. Returns 1 (answered, or to be), or -errno. */
+static int job_later(int listener, struct sock_job *j)
 {
-	struct connect_job *copy = malloc(sizeof(*copy));
+	struct sock_job *copy = malloc(sizeof(*copy));
 	bool handed = false;
 
 	pthread_mutex_lock(&pool.lock);
@@ -1049,8 +1087,8 @@ static int connect_later(int listener, struct connect_job *j)
 	if (handed)
 		return 1;
 	free(copy);
-	int r = reply(listener, j->id, connect_now(j));
-	connect_job_close(j);
+	int r = reply(listener, j->id, job_now(j));
+	job_close(j);
 	return r < 0 ? r : 1;
 }
 
@@ -1097,6 +1135,96 @@ static int take_socket(int listener, const struct seccomp_notif *req, uint64_t f
 	return r;
 }
 
+/* The address of a call on descriptor @fd, @len bytes at @addr in the
+ * program @pid, into j->sa and j->len. The kernel takes the descriptor and
+ * the length as ints (the low 32 bits), and refuses a length below 0 or
+ * above sockaddr_storage. 0 or -errno. */
+static int read_address(struct sock_job *j, pid_t pid, uint64_t fd, uint64_t addr, uint64_t len)
+{
+	len = (uint32_t)len;
+	if (len > sizeof(j->sa))
+		return -EINVAL;
+	if ((uint32_t)fd > INT32_MAX)
+		return -EBADF;
+	j->len = (socklen_t)len;
+	memset(&j->sa, 0, sizeof(j->sa));
+	return len ? peek(pid, addr, &j->sa, (size_t)len) : 0;
+}
+
+/*
+ * Decide @j's address, read from the program @pid, for its socket of
+ * @domain and @type. A unix pathname is resolved as the kernel would, with
+ * the program's identity, into j->obj (an O_PATH descriptor of the socket
+ * file found) and j->creds; anything else is decided on its bytes. 0 when
+ * allowed; -EACCES (ev->refused) or another -errno to answer with.
+ */
+static int decide_address(struct sock_job *j, pid_t pid, int domain, int type,
+			  const struct policy *pol, struct supervise_event *ev)
+{
+	const size_t off = offsetof(struct sockaddr_un, sun_path);
+	const struct sockaddr_un *un = (const struct sockaddr_un *)&j->sa;
+	const size_t len = j->len;
+	int r;
+
+	if (domain == AF_UNIX && j->sa.ss_family == AF_UNIX && len > off && un->sun_path[0]) {
+		/* A pathname: the socket file the kernel would find. */
+		char path[PATH_MAX];
+		if (len > sizeof(struct sockaddr_un))
+			return -EINVAL;
+		size_t n = strnlen(un->sun_path, (size_t)len - off);
+		memcpy(path, un->sun_path, n);
+		path[n] = '\0';
+		snprintf(ev->path, sizeof(ev->path), "%s", path);
+		if (!same_root(pid)) {
+			ev->refused = true;
+			ev->why = "the program changed its root directory (chroot)";
+			return -EACCES;
+		}
+		if ((r = program_view(path, sizeof(path), pid)) ||
+		    (r = creds_of(pid, CAPS_FILE, pol->userns.value, &j->creds)))
+			return r;
+		int base = AT_FDCWD;
+		if (path[0] != '/') {
+			char cwd[64];
+			snprintf(cwd, sizeof(cwd), "/proc/%d/cwd", (int)pid);
+			if ((base = open(cwd, O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
+				return -ESRCH;
+		}
+		if ((r = creds_assume(&j->creds, CAPS_FILE)) == 0) {
+			j->obj = openat(base, path, O_PATH | O_CLOEXEC);
+			r = j->obj < 0 ? -errno : 0;
+		}
+		creds_restore();
+		if (base >= 0)
+			close(base);
+		if (r)
+			return r;
+		char link[64];
+		snprintf(link, sizeof(link), "/proc/self/fd/%d", j->obj);
+		ssize_t got = readlink(link, ev->path, sizeof(ev->path) - 1);
+		ev->path[got > 0 ? got : 0] = '\0';
+		if (got <= 0 || ev->path[0] != '/')
+			return -ECONNREFUSED;  /* not a file a socket can be bound to */
+		policy_decide_path(pol, OP_CONNECT, ev->path, (size_t)got, &ev->d);
+	} else if (domain == AF_UNIX && j->sa.ss_family == AF_UNIX && len <= off) {
+		/* No name at all: the kernel refuses it (EINVAL). */
+		ev->d.allow = true;
+	} else {
+		/* An address: decided as the network mode says (abstract names
+		 * too: the call is made outside the sandbox's Landlock domain,
+		 * so its scope cannot stand in). */
+		policy_decide_net(pol, OP_CONNECT, type, (const struct sockaddr *)&j->sa, j->len,
+				  &ev->d);
+		log_format_addr(ev->path, sizeof(ev->path), (const struct sockaddr *)&j->sa, j->len,
+				type);
+	}
+	if (!ev->d.allow) {
+		ev->refused = true;
+		return -EACCES;
+	}
+	return 0;
+}
+
 /*
  * connect(fd, addr, len): decide on the address read from the program,
  * and connect the program's own socket. Returns -errno or 0 for the caller
@@ -1105,11 +1233,9 @@ static int take_socket(int listener, const struct seccomp_notif *req, uint64_t f
 static int supervise_connect(int listener, const struct seccomp_notif *req, bool indirect,
 			     const struct policy *pol, struct supervise_event *ev)
 {
-	const size_t off = offsetof(struct sockaddr_un, sun_path);
 	pid_t pid = (pid_t)req->pid;
 	uint64_t fd = req->data.args[0], addr = req->data.args[1], len = req->data.args[2];
-	struct connect_job j = { .next = NULL, .id = req->id, .sock = -1, .obj = -1 };
-	const struct sockaddr_un *un = (const struct sockaddr_un *)&j.sa;
+	struct sock_job j = { .next = NULL, .id = req->id, .sock = -1, .obj = -1, .sigpipe = -1 };
 	int r, domain = 0, type = 0;
 
 	ev->op = "connect";
@@ -1121,91 +1247,109 @@ static int supervise_connect(int listener, const struct seccomp_notif *req, bool
 		addr = a[1];
 		len = a[2];
 	}
-	/* The kernel takes the descriptor and the length as ints (the low 32
-	 * bits), and refuses a length below 0 or above sockaddr_storage. */
-	fd = (uint32_t)fd;
-	len = (uint32_t)len;
-	if (len > sizeof(j.sa))
-		return -EINVAL;
-	if (fd > INT32_MAX)
-		return -EBADF;
-	j.len = (socklen_t)len;
-	memset(&j.sa, 0, sizeof(j.sa));
-	if (len && (r = peek(pid, addr, &j.sa, (size_t)len)))
+	if ((r = read_address(&j, pid, fd, addr, len)))
 		return r;
+	fd = (uint32_t)fd;
 	if ((r = take_socket(listener, req, fd, &j.sock, &domain, &type)))
 		goto out;
 
-	if (domain == AF_UNIX && j.sa.ss_family == AF_UNIX && len > off && un->sun_path[0]) {
-		/* A pathname: the socket file the kernel would find. */
-		char path[PATH_MAX];
-		if (len > sizeof(struct sockaddr_un)) {
-			r = -EINVAL;
-			goto out;
-		}
-		size_t n = strnlen(un->sun_path, (size_t)len - off);
-		memcpy(path, un->sun_path, n);
-		path[n] = '\0';
-		snprintf(ev->path, sizeof(ev->path), "%s", path);
-		if (!same_root(pid)) {
-			ev->refused = true;
-			ev->why = "the program changed its root directory (chroot)";
-			r = -EACCES;
-			goto out;
-		}
-		if ((r = program_view(path, sizeof(path), pid)) ||
-		    (r = creds_of(pid, CAPS_FILE, pol->userns.value, &j.creds)))
-			goto out;
-		int base = AT_FDCWD;
-		if (path[0] != '/') {
-			char cwd[64];
-			snprintf(cwd, sizeof(cwd), "/proc/%d/cwd", (int)pid);
-			if ((base = open(cwd, O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0) {
-				r = -ESRCH;
-				goto out;
-			}
-		}
-		if ((r = creds_assume(&j.creds, CAPS_FILE)) == 0) {
-			j.obj = openat(base, path, O_PATH | O_CLOEXEC);
-			r = j.obj < 0 ? -errno : 0;
-		}
-		creds_restore();
-		if (base >= 0)
-			close(base);
-		if (r)
-			goto out;
-		char link[64];
-		snprintf(link, sizeof(link), "/proc/self/fd/%d", j.obj);
-		ssize_t got = readlink(link, ev->path, sizeof(ev->path) - 1);
-		ev->path[got > 0 ? got : 0] = '\0';
-		if (got <= 0 || ev->path[0] != '/') {
-			r = -ECONNREFUSED;  /* not a file a socket can be bound to */
-			goto out;
-		}
-		policy_decide_path(pol, OP_CONNECT, ev->path, (size_t)got, &ev->d);
-	} else if (domain == AF_UNIX && j.sa.ss_family == AF_UNIX && len <= off) {
-		/* No name at all: the kernel refuses it (EINVAL). */
-		ev->d.allow = true;
-	} else {
-		/* An address: decided as the network mode says (abstract names
-		 * too: this connect is made outside the sandbox's Landlock
-		 * domain, so its scope cannot stand in). */
-		policy_decide_net(pol, OP_CONNECT, type, (const struct sockaddr *)&j.sa, j.len,
-				  &ev->d);
-		log_format_addr(ev->path, sizeof(ev->path), (const struct sockaddr *)&j.sa, j.len,
-				type);
-	}
-	if (!ev->d.allow) {
-		ev->refused = true;
-		r = -EACCES;
+	if ((r = decide_address(&j, pid, domain, type, pol, ev)))
 		goto out;
-	}
 	int fl = fcntl(j.sock, F_GETFL);
 	if (fl >= 0 && !(fl & O_NONBLOCK))
-		return connect_later(listener, &j);
-	r = connect_now(&j);
+		return job_later(listener, &j);
+	r = (int)job_now(&j);
 out:
-	connect_job_close(&j);
+	job_close(&j);
+	return r;
+}
+
+/* The most a send with an address carries through the supervisor: a
+ * datagram longer fails EMSGSIZE (no socket's buffer holds it by default),
+ * a stream's send is cut short, as the kernel may cut one. */
+#define SEND_MAX (1u << 20)
+
+/*
+ * sendto(fd, buf, len, flags, addr, addrlen) with an address (the filter
+ * sends no other): the address is decided as a connect to it would be, and
+ * the datagram sent by cordon on the program's own socket, with the bytes
+ * read from its memory, to the socket file checked (a unix pathname) or
+ * the address read. A stream socket's address is ignored by the kernel
+ * (TCP) or refused (unix): nothing to decide but TCP Fast Open, which
+ * connects. A send that may block is made by a pool thread, as a connect.
+ * The receiver of a unix datagram that asks (SO_PASSCRED) learns cordon's
+ * pid, not the program's.
+ */
+static int supervise_sendto(int listener, const struct seccomp_notif *req, bool indirect,
+			    const struct policy *pol, struct supervise_event *ev)
+{
+	pid_t pid = (pid_t)req->pid;
+	uint64_t a[6];
+	struct sock_job j = { .next = NULL, .id = req->id, .sock = -1, .obj = -1, .sigpipe = -1,
+			      .send = true };
+	int r, domain = 0, type = 0;
+
+	ev->op = "connect";
+	for (int i = 0; i < 6; i++)
+		a[i] = req->data.args[i];
+	if (indirect) {
+		uint32_t w[6];
+		if ((r = peek(pid, req->data.args[1], w, sizeof(w))))
+			return r;
+		for (int i = 0; i < 6; i++)
+			a[i] = w[i];
+	}
+	if ((r = read_address(&j, pid, a[0], a[4], a[5])))
+		return r;
+	/* The descriptor and the flags are ints to the kernel. */
+	uint64_t fd = (uint32_t)a[0], size = a[2];
+	j.flags = (int)(uint32_t)a[3];
+	/* The bytes too, before the socket is taken: take_socket checks that
+	 * the call is still the program's, after all that was read. */
+	j.size = (size_t)(size > SEND_MAX ? SEND_MAX : size);
+	if (!(j.data = malloc(j.size ? j.size : 1)))
+		return -ENOMEM;
+	if (j.size && (r = peek(pid, a[1], j.data, j.size)))
+		goto out;
+	if ((r = take_socket(listener, req, fd, &j.sock, &domain, &type)))
+		goto out;
+	bool stream = type == SOCK_STREAM;
+	if (!(stream && domain == AF_UNIX) &&
+	    !(stream && (domain == AF_INET || domain == AF_INET6) && !(j.flags & MSG_FASTOPEN)) &&
+	    (r = decide_address(&j, pid, domain, type, pol, ev)))
+		goto out;
+	if (size > SEND_MAX && !stream) {
+		r = -EMSGSIZE;
+		goto out;
+	}
+	if ((stream || type == SOCK_SEQPACKET) && !(j.flags & MSG_NOSIGNAL)) {
+		j.sigpipe = (int)syscall(SYS_pidfd_open, pid, PIDFD_THREAD);
+		if (j.sigpipe < 0)
+			j.sigpipe = (int)syscall(SYS_pidfd_open, pid, 0);  /* before Linux 6.9 */
+	}
+	/* A datagram goes whole or not at all: tried here without waiting
+	 * first, it is handed to a thread only when it would wait on a
+	 * blocking socket (a thread's wake-up costs more than the send). A
+	 * stream on a blocking socket could go in part: to the thread at once. */
+	bool wait = !(j.flags & MSG_DONTWAIT);
+	if (wait && stream) {
+		int fl = fcntl(j.sock, F_GETFL);
+		if (fl >= 0 && !(fl & O_NONBLOCK))
+			return job_later(listener, &j);
+	}
+	j.flags |= stream ? 0 : MSG_DONTWAIT;
+	long n = job_now(&j);
+	if (n == -EAGAIN && wait && !stream) {
+		int fl = fcntl(j.sock, F_GETFL);
+		if (fl >= 0 && !(fl & O_NONBLOCK)) {
+			j.flags &= ~MSG_DONTWAIT;
+			return job_later(listener, &j);
+		}
+	}
+	job_close(&j);
+	return (r = reply(listener, req->id, n)) < 0 ? r : 1;
+out:
+	job_close(&j);
 	return r;
 }
 
@@ -1314,6 +1458,12 @@ int supervise_one(int listener, const struct policy *pol, struct supervise_event
 	}
 	if (q.call->kind == M_LISTEN) {
 		r = supervise_listen(listener, &req, q.call == &socketcall_listen, pol, ev);
+		goto reply;
+	}
+	if (q.call->kind == M_SENDTO) {
+		r = supervise_sendto(listener, &req, q.call == &socketcall_sendto, pol, ev);
+		if (r > 0)
+			return 1;
 		goto reply;
 	}
 	struct creds c;

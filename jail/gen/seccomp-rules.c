@@ -237,6 +237,21 @@ static int build(const struct policy *pol, scmp_filter_ctx *out, char *err, size
 		    (rc = RULE(ctx, SCMP_ACT_ERRNO(EOPNOTSUPP), "sendmmsg", 1,
 			       SCMP_A3(SCMP_CMP_MASKED_EQ, MSG_FASTOPEN, MSG_FASTOPEN))) < 0)
 			goto bad;
+		/* Other sends with an address, below: apart from those. */
+		if ((rc = RULE(ctx, SCMP_ACT_NOTIFY, "sendto", 2, SCMP_A4(SCMP_CMP_NE, 0),
+			       SCMP_A3(SCMP_CMP_MASKED_EQ, MSG_FASTOPEN, 0))) < 0)
+			goto bad;
+	} else {
+		/* sendto with an address (a pointer in a register: NULL for a
+		 * plain send) goes to the supervisor: a datagram to a unix
+		 * socket by its path is one Landlock does not govern
+		 * (supervise_sendto). i386's socketcall has the address in
+		 * memory: every socketcall(SYS_SENDTO) goes, and first, before
+		 * libseccomp derives a rule for it from the next one. */
+		if ((rc = RULE(ctx, SCMP_ACT_NOTIFY, "socketcall", 1,
+			       SCMP_A0(SCMP_CMP_EQ, (unsigned long)SYS_SENDTO))) < 0 ||
+		    (rc = RULE(ctx, SCMP_ACT_NOTIFY, "sendto", 1, SCMP_A4(SCMP_CMP_NE, 0))) < 0)
+			goto bad;
 	}
 
 	if (!pol->subprocess.value) {

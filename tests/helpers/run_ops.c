@@ -117,6 +117,12 @@
  *                            (SOCK_NONBLOCK)
  *   sys-unix-dgram PATH      raw socket(AF_UNIX, SOCK_DGRAM) + connect to PATH, then
  *                            raw write of "hello"
+ *   sys-unix-sendto PATH TEXT
+ *                            raw socket(AF_UNIX, SOCK_DGRAM), not connected, + raw
+ *                            sendto of TEXT with PATH as the address; RET: bytes sent
+ *   sys-unix-sendto-n PATH N raw socket(AF_UNIX, SOCK_DGRAM), blocking, + N raw sendtos
+ *                            of "0", "1", ... with PATH as the address; RET: how many
+ *                            went
  *   sys-tfo HOST PORT CALL   raw socket(SOCK_STREAM) + CALL ("sendto", "sendmsg" or
  *                            "sendmmsg") of "hello" with MSG_FASTOPEN and the address:
  *                            TCP Fast Open, a connect without connect(2)
@@ -854,6 +860,7 @@ static const struct {
 	{ "fd-sum", 1 }, { "fd-find", 1 }, { "open-ro", 1 }, { "open-rw", 1 }, { "fd-chmod", 2 },
 	{ "connect", 2 }, { "bind", 2 }, { "sys-connect", 2 }, { "uring-connect", 2 },
 	{ "sys-udp", 3 }, { "sys-abstract", 1 }, { "sys-unix", 2 }, { "sys-unix-dgram", 1 },
+	{ "sys-unix-sendto", 2 }, { "sys-unix-sendto-n", 2 },
 	{ "sys-tfo", 3 }, { "sys-socket-proto", 1 }, { "sys-listen", 2 },
 	{ "sys-abstract-listen", 2 }, { "sys-shm-rm", 1 }, { "sys-mq-unlink", 1 }, { "sys-mq-create", 1 },
 	{ "sys-read", 1 }, { "read", 1 }, { "sys-kill", 2 }, { "sys-ptrace", 1 },
@@ -1242,6 +1249,38 @@ int main(int argc, char **argv)
 			STEP(&o, "connect", syscall(SYS_connect, s, &sun,
 						    offsetof(struct sockaddr_un, sun_path) + n + 1));
 			STEP(&o, "write", syscall(SYS_write, s, "hello", 5));
+			if (s >= 0)
+				syscall(SYS_close, s);
+		} else if (strcmp(op, "sys-unix-sendto") == 0) {
+			struct sockaddr_un sun = { .sun_family = AF_UNIX };
+			size_t n = strlen(a[0]);
+			long s = -1, sent = 0;
+			if (n >= sizeof(sun.sun_path))
+				usage("unix socket path too long");
+			memcpy(sun.sun_path, a[0], n);
+			STEP(&o, "socket", s = syscall(SYS_socket, AF_UNIX, SOCK_DGRAM, 0));
+			STEP(&o, "sendto", sent = syscall(SYS_sendto, s, a[1], strlen(a[1]), 0, &sun,
+							  offsetof(struct sockaddr_un, sun_path) + n + 1));
+			if (o.ret >= 0)
+				o.ret = sent;
+			if (s >= 0)
+				syscall(SYS_close, s);
+		} else if (strcmp(op, "sys-unix-sendto-n") == 0) {
+			struct sockaddr_un sun = { .sun_family = AF_UNIX };
+			size_t n = strlen(a[0]);
+			long s = -1, count = num(a[1]);
+			char msg[24];
+			if (n >= sizeof(sun.sun_path))
+				usage("unix socket path too long");
+			memcpy(sun.sun_path, a[0], n);
+			STEP(&o, "socket", s = syscall(SYS_socket, AF_UNIX, SOCK_DGRAM, 0));
+			for (long k = 0; o.ret >= 0 && k < count; k++) {
+				int m = snprintf(msg, sizeof(msg), "%ld", k);
+				STEP(&o, "sendto", syscall(SYS_sendto, s, msg, (size_t)m, 0, &sun,
+							   offsetof(struct sockaddr_un, sun_path) + n + 1));
+				if (o.ret >= 0)
+					o.ret = k + 1;
+			}
 			if (s >= 0)
 				syscall(SYS_close, s);
 		} else if (strcmp(op, "sys-kill") == 0) {

@@ -1228,6 +1228,87 @@ Test(unix_socket, datagram_connect_decided_by_path, .init = setup, .fini = teard
 	close(unlisted);
 }
 
+/* A datagram sent with an address, on a socket connected to nothing:
+ * decided as a connect to that socket, and sent as asked where allowed
+ * (the count is the call's). */
+Test(unix_socket, datagram_sent_with_an_address_decided_by_path, .init = setup,
+     .fini = teardown, .timeout = TIMEOUT)
+{
+	need_seccomp();
+	int listed = unix_listener("outside/listed.dgram", SOCK_DGRAM, 0);
+	int unlisted = unix_listener("outside/unlisted.dgram", SOCK_DGRAM, 0);
+	int mine = unix_listener("root/mine.dgram", SOCK_DGRAM, 0);
+	policy(fmt("unix-socket %s\n", tp("outside/listed.dgram")));
+	cr_assert_eq(symlink(tp("outside/unlisted.dgram"), tp("root/link.dgram")), 0);
+	run(ARGS(ops_static, "sys-unix-sendto", "outside/listed.dgram", "one",
+		 "sys-unix-sendto", "outside/unlisted.dgram", "two",
+		 "sys-unix-sendto", "root/mine.dgram", "three",
+		 "sys-unix-sendto", "root/link.dgram", "four",
+		 "sys-unix-sendto", "root/none.dgram", "five"));
+	expect_exit(0);
+	cr_assert_eq(results(got, 64), 5, "stdout:\n%s", R.out);
+	cr_expect(got[0].ret == 3 && got[0].err == 0, "listed: %ld errno %d", got[0].ret,
+		  got[0].err);
+	cr_expect(got[1].ret == -1 && got[1].err == EACCES, "unlisted: %ld errno %d", got[1].ret,
+		  got[1].err);
+	cr_expect(got[2].ret == 5 && got[2].err == 0, "in the root: %ld errno %d", got[2].ret,
+		  got[2].err);
+	cr_expect(got[3].ret == -1 && got[3].err == EACCES, "a link in the root: %ld errno %d",
+		  got[3].ret, got[3].err);
+	cr_expect(got[4].ret == -1 && got[4].err == ENOENT, "no socket: %ld errno %d", got[4].ret,
+		  got[4].err);
+	cr_expect_str_eq(received(listed, SOCK_DGRAM), "one");
+	cr_expect_str_eq(received(unlisted, SOCK_DGRAM), "");
+	cr_expect_str_eq(received(mine, SOCK_DGRAM), "three");
+	cr_expect(strstr(R.err, fmt("deny connect %s (sendto)", tp("outside/unlisted.dgram"))),
+		  "stderr:\n%.4000s", R.err);
+	close(listed);
+	close(unlisted);
+	close(mine);
+}
+
+/* A receiver that does not read fills its queue: the next send on a
+ * blocking socket waits, as it would without cordon (a thread of the
+ * supervisor's makes it), and goes once there is room; every datagram
+ * arrives, in order. */
+Test(unix_socket, datagram_send_waits_for_room, .init = setup, .fini = teardown,
+     .timeout = TIMEOUT)
+{
+	char qlen_s[32] = "";
+	need_seccomp();
+	if (fixture_slurp("/proc/sys/net/unix/max_dgram_qlen", qlen_s, sizeof(qlen_s)) < 0)
+		SKIP("no net.unix.max_dgram_qlen here");
+	int total = atoi(qlen_s) + 30;  /* the queue's length, and more */
+	int l = unix_listener("root/slow.dgram", SOCK_DGRAM, 0);
+	const char *const prog[] = { cordon_bin, "run", "--policy", tp("p.policy"), "--",
+				     ops_static, "sys-unix-sendto-n", "root/slow.dgram",
+				     fmt("%d", total), NULL };
+	double started;
+	pid_t pid = fixture_spawn(prog, NULL, NULL, 0, &started);
+	char buf[32];
+	int got_n = 0, wrong = 0;
+	usleep(300 * 1000);
+	/* Still waiting: the queue is full and nobody read. */
+	cr_expect_eq(waitpid(pid, NULL, WNOHANG), 0, "every send went without waiting");
+	for (int tries = 0; got_n < total && tries < 4000; tries++) {
+		ssize_t n = recv(l, buf, sizeof(buf) - 1, MSG_DONTWAIT);
+		if (n < 0) {
+			usleep(5000);
+			continue;
+		}
+		buf[n] = '\0';
+		wrong += atoi(buf) != got_n;
+		got_n++;
+	}
+	fixture_finish(pid, started, GUARD_SECONDS, &R);
+	expect_exit(0);
+	cr_expect_eq(got_n, total, "%d of %d datagrams arrived", got_n, total);
+	cr_expect_eq(wrong, 0, "out of order");
+	cr_assert_eq(results(got, 64), 1, "stdout:\n%s", R.out);
+	cr_expect_eq(got[0].ret, total);
+	close(l);
+}
+
 Test(unix_socket, connect_made_with_program_rights, .init = setup, .fini = teardown,
      .timeout = TIMEOUT)
 {
