@@ -42,6 +42,7 @@
 #include <linux/net.h>
 #include <linux/seccomp.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stddef.h>
@@ -955,12 +956,29 @@ struct sock_job {
 	struct sockaddr_storage sa;
 	socklen_t len;
 	bool send;                   /* sendto(data, size, flags), not connect */
+	bool wait;                   /* a send that may wait, made by the pool without
+	                                waiting, while the program waits for it */
 	void *data;                  /* the bytes read from the program (malloc) */
 	size_t size;
 	int flags;
 	int sigpipe;                 /* a pidfd of the caller, to be sent SIGPIPE as the
 	                                kernel would on EPIPE, or -1 */
 };
+
+/*
+ * The threads that make blocking connects and sends: kept once started (a
+ * build's connects would otherwise each pay for a thread's creation), one
+ * more started whenever every one is busy, so that no call waits behind a
+ * slow peer. They share one duplicate of the listener, never closed: the
+ * supervisor's may be closed while a connect is still under way.
+ */
+static struct {
+	pthread_mutex_t lock;
+	pthread_cond_t more;
+	struct sock_job *head, **tail;
+	unsigned idle, queued;
+	int listener;
+} pool = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, NULL, &pool.head, 0, 0, -1 };
 
 static void job_close(struct sock_job *j)
 {
@@ -993,9 +1011,34 @@ static long job_now(struct sock_job *j)
 		r = creds_assume(&j->creds, CAPS_FILE);
 	}
 	if (r == 0 && j->send) {
-		/* MSG_NOSIGNAL: the SIGPIPE is the program's, not cordon's. */
-		ssize_t n = sendto(j->sock, j->data, j->size, j->flags | MSG_NOSIGNAL, sa, len);
-		r = n < 0 ? -errno : n;
+		/* MSG_NOSIGNAL: the SIGPIPE is the program's, not cordon's. A
+		 * send that may wait is made without waiting, as often as the
+		 * socket has room, for as long as the program still waits in
+		 * the call: a program a signal took out of it (and that may
+		 * make it again) must not find it made after all. */
+		int fl = j->flags | MSG_NOSIGNAL | (j->wait ? MSG_DONTWAIT : 0);
+		size_t done = 0;
+		for (;;) {
+			ssize_t n = sendto(j->sock, (char *)j->data + done, j->size - done, fl, sa, len);
+			r = n < 0 ? -errno : n;
+			if (!j->wait || (r < 0 && r != -EAGAIN))
+				break;
+			/* A stream's send goes on to its last byte, as a
+			 * blocking one would (a datagram goes whole). */
+			done += r > 0 ? (size_t)r : 0;
+			if (done == j->size)
+				break;
+			struct pollfd p = { .fd = j->sock, .events = POLLOUT };
+			if (poll(&p, 1, 50) < 0 && errno != EINTR)
+				break;
+			if (pool.listener >= 0 &&
+			    ioctl(pool.listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &j->id) < 0) {
+				r = -EINTR;  /* nobody waits for the answer */
+				break;
+			}
+		}
+		if (j->wait && done)
+			r = (long)done;
 		if (r == -EPIPE && j->sigpipe >= 0)
 			syscall(SYS_pidfd_send_signal, j->sigpipe, SIGPIPE, NULL, 0);
 	} else if (r == 0 && connect(j->sock, sa, len) < 0) {
@@ -1005,21 +1048,6 @@ static long job_now(struct sock_job *j)
 		creds_restore();
 	return r;
 }
-
-/*
- * The threads that make blocking connects: kept once started (a build's
- * connects would otherwise each pay for a thread's creation), one more
- * started whenever every one is busy, so that no connect waits behind a
- * slow peer. They share one duplicate of the listener, never closed: the
- * supervisor's may be closed while a connect is still under way.
- */
-static struct {
-	pthread_mutex_t lock;
-	pthread_cond_t more;
-	struct sock_job *head, **tail;
-	unsigned idle, queued;
-	int listener;
-} pool = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, NULL, &pool.head, 0, 0, -1 };
 
 static void *pool_thread(void *arg)
 {
@@ -1334,8 +1362,12 @@ static int supervise_sendto(int listener, const struct seccomp_notif *req, bool 
 	bool wait = !(j.flags & MSG_DONTWAIT);
 	if (wait && stream) {
 		int fl = fcntl(j.sock, F_GETFL);
-		if (fl >= 0 && !(fl & O_NONBLOCK))
+		if (fl >= 0 && !(fl & O_NONBLOCK)) {
+			/* Fast Open connects as it sends: made as asked, waiting
+			 * (a send without waiting would leave it in progress). */
+			j.wait = !(j.flags & MSG_FASTOPEN);
 			return job_later(listener, &j);
+		}
 	}
 	j.flags |= stream ? 0 : MSG_DONTWAIT;
 	long n = job_now(&j);
@@ -1343,6 +1375,7 @@ static int supervise_sendto(int listener, const struct seccomp_notif *req, bool 
 		int fl = fcntl(j.sock, F_GETFL);
 		if (fl >= 0 && !(fl & O_NONBLOCK)) {
 			j.flags &= ~MSG_DONTWAIT;
+			j.wait = true;
 			return job_later(listener, &j);
 		}
 	}

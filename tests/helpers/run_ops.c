@@ -123,6 +123,11 @@
  *   sys-unix-sendto-n PATH N raw socket(AF_UNIX, SOCK_DGRAM), blocking, + N raw sendtos
  *                            of "0", "1", ... with PATH as the address; RET: how many
  *                            went
+ *   sys-unix-fill PATH       the same with MSG_DONTWAIT, until one would wait; RET: how
+ *                            many went
+ *   sys-unix-sendto-alarm PATH
+ *                            a blocking raw sendto of "late" to PATH, with SIGALRM
+ *                            (a handler, no SA_RESTART) due in a second
  *   sys-tfo HOST PORT CALL   raw socket(SOCK_STREAM) + CALL ("sendto", "sendmsg" or
  *                            "sendmmsg") of "hello" with MSG_FASTOPEN and the address:
  *                            TCP Fast Open, a connect without connect(2)
@@ -789,6 +794,11 @@ static void *vfork_thread(void *arg)
 	return NULL;
 }
 
+static void on_alarm(int sig)
+{
+	(void)sig;
+}
+
 /* --- ioctls that change attributes -------------------------------------------- */
 
 /* <linux/fs.h> and <linux/btrfs.h>, which do not mix with <sys/mount.h>. */
@@ -860,7 +870,8 @@ static const struct {
 	{ "fd-sum", 1 }, { "fd-find", 1 }, { "open-ro", 1 }, { "open-rw", 1 }, { "fd-chmod", 2 },
 	{ "connect", 2 }, { "bind", 2 }, { "sys-connect", 2 }, { "uring-connect", 2 },
 	{ "sys-udp", 3 }, { "sys-abstract", 1 }, { "sys-unix", 2 }, { "sys-unix-dgram", 1 },
-	{ "sys-unix-sendto", 2 }, { "sys-unix-sendto-n", 2 },
+	{ "sys-unix-sendto", 2 }, { "sys-unix-sendto-n", 2 }, { "sys-unix-fill", 1 },
+	{ "sys-unix-sendto-alarm", 1 },
 	{ "sys-tfo", 3 }, { "sys-socket-proto", 1 }, { "sys-listen", 2 },
 	{ "sys-abstract-listen", 2 }, { "sys-shm-rm", 1 }, { "sys-mq-unlink", 1 }, { "sys-mq-create", 1 },
 	{ "sys-read", 1 }, { "read", 1 }, { "sys-kill", 2 }, { "sys-ptrace", 1 },
@@ -1263,6 +1274,30 @@ int main(int argc, char **argv)
 							  offsetof(struct sockaddr_un, sun_path) + n + 1));
 			if (o.ret >= 0)
 				o.ret = sent;
+			if (s >= 0)
+				syscall(SYS_close, s);
+		} else if (strcmp(op, "sys-unix-fill") == 0 ||
+			   strcmp(op, "sys-unix-sendto-alarm") == 0) {
+			struct sockaddr_un sun = { .sun_family = AF_UNIX };
+			size_t n = strlen(a[0]);
+			socklen_t len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + n + 1);
+			long s = -1, r;
+			if (n >= sizeof(sun.sun_path))
+				usage("unix socket path too long");
+			memcpy(sun.sun_path, a[0], n);
+			STEP(&o, "socket", s = syscall(SYS_socket, AF_UNIX, SOCK_DGRAM, 0));
+			if (o.ret >= 0 && op[9] == 'f') {
+				while ((r = syscall(SYS_sendto, s, "fill", 4, MSG_DONTWAIT, &sun, len)) == 4)
+					o.ret++;
+				if (r < 0 && errno != EAGAIN)
+					STEP(&o, "sendto", r);
+			} else if (o.ret >= 0) {
+				struct sigaction sa = { .sa_handler = on_alarm };
+				sigaction(SIGALRM, &sa, NULL);
+				alarm(1);
+				STEP(&o, "sendto", syscall(SYS_sendto, s, "late", 4, 0, &sun, len));
+				alarm(0);
+			}
 			if (s >= 0)
 				syscall(SYS_close, s);
 		} else if (strcmp(op, "sys-unix-sendto-n") == 0) {

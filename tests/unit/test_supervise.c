@@ -1309,6 +1309,42 @@ Test(unix_socket, datagram_send_waits_for_room, .init = setup, .fini = teardown,
 	close(l);
 }
 
+/* A program that a signal takes out of a send waiting for room sees it
+ * fail (EINTR), and the datagram is not sent behind its back when room
+ * comes, while the program still runs. */
+Test(unix_socket, datagram_send_interrupted_is_not_sent, .init = setup, .fini = teardown,
+     .timeout = TIMEOUT)
+{
+	need_seccomp();
+	int l = unix_listener("root/q.dgram", SOCK_DGRAM, 0);
+	const char *const prog[] = { cordon_bin, "run", "--policy", tp("p.policy"), "--",
+				     ops_static, "sys-unix-fill", "root/q.dgram",
+				     "sys-unix-sendto-alarm", "root/q.dgram", "sleep", "3", NULL };
+	double started;
+	pid_t pid = fixture_spawn(prog, NULL, NULL, 0, &started);
+	char buf[16], last[16] = "";
+	long n = 0;
+	usleep(1500 * 1000);  /* the alarm has gone off; the program sleeps */
+	for (int t = 0; t < 50; t++) {
+		ssize_t k;
+		while ((k = recv(l, buf, sizeof(buf) - 1, MSG_DONTWAIT)) >= 0) {
+			buf[k] = '\0';
+			snprintf(last, sizeof(last), "%s", buf);
+			n++;
+		}
+		usleep(20 * 1000);
+	}
+	fixture_finish(pid, started, GUARD_SECONDS, &R);
+	expect_exit(0);
+	cr_assert_eq(results(got, 64), 3, "stdout:\n%s", R.out);
+	cr_expect_gt(got[0].ret, 0, "the queue took nothing");
+	cr_expect(got[1].ret == -1 && got[1].err == EINTR, "the send: %ld errno %d", got[1].ret,
+		  got[1].err);
+	cr_expect_eq(n, got[0].ret, "%ld datagrams arrived, %ld were sent", n, got[0].ret);
+	cr_expect_str_neq(last, "late");
+	close(l);
+}
+
 Test(unix_socket, connect_made_with_program_rights, .init = setup, .fini = teardown,
      .timeout = TIMEOUT)
 {
