@@ -1156,6 +1156,86 @@ static int summary_open(const struct policy *pol)
 }
 
 /*
+ * Descriptors the program would inherit beyond stdin, stdout and stderr
+ * (not close-on-exec: handed down by whoever started cordon, on purpose or
+ * by a leak): one open for writing on a file outside the write roots, or
+ * open on a file inside read-deny, would carry past the kernel layer what
+ * it checks when a file is opened. Such a one is not passed on (it is made
+ * close-on-exec here). Leaked ones are common (a test runner's), so cordon
+ * says so at once only with -v, and otherwise when the program fails (the
+ * failure may be its EBADF: run_summary). Pipes (a make jobserver's),
+ * sockets, terminals, devices and directories are passed as they are.
+ */
+static struct {
+	long fd;
+	const char *why;
+	char path[256];
+} held_back[8];
+static size_t n_held_back, n_held_back_all;
+
+static void say_held_back(size_t i)
+{
+	warn("descriptor %ld (%s) %s: not passed to the program", held_back[i].fd,
+	     held_back[i].path, held_back[i].why);
+}
+
+static void hold_back_descriptors(const struct policy *pol)
+{
+	static const char deleted[] = " (deleted)";
+	DIR *dir = opendir("/proc/self/fd");
+	struct dirent *e;
+
+	if (!dir)
+		return;
+	while ((e = readdir(dir))) {
+		char *end, proc[48], path[PATH_MAX];
+		long fd = strtol(e->d_name, &end, 10);
+		struct stat st;
+		struct decision d;
+		const char *why = NULL;
+		int fdfl;
+
+		if (*end || e->d_name[0] == '\0' || fd < 3 || fd == dirfd(dir) ||
+		    (fdfl = fcntl((int)fd, F_GETFD)) < 0 || (fdfl & FD_CLOEXEC) ||
+		    fstat((int)fd, &st) < 0 || !S_ISREG(st.st_mode))
+			continue;
+		snprintf(proc, sizeof(proc), "/proc/self/fd/%ld", fd);
+		ssize_t n = readlink(proc, path, sizeof(path) - 1);
+		if (n <= 0)
+			continue;
+		path[n] = '\0';
+		if (n > (ssize_t)sizeof(deleted) && strcmp(path + n - sizeof(deleted) + 1, deleted) == 0)
+			path[n -= (ssize_t)sizeof(deleted) - 1] = '\0';  /* unlinked: where it was */
+		int fl = fcntl((int)fd, F_GETFL);
+		if (fl >= 0 && (fl & O_ACCMODE) != O_RDONLY && !(fl & O_PATH)) {
+			policy_decide_path(pol, OP_WRITE_DATA, path, (size_t)n, &d);
+			if (!d.allow)
+				why = "is open for writing outside the write roots";
+		}
+		if (!why) {
+			policy_decide_path(pol, OP_READ, path, (size_t)n, &d);
+			if (!d.allow)
+				why = "lies inside read-deny";
+		}
+		if (!why)
+			continue;
+		fcntl((int)fd, F_SETFD, fdfl | FD_CLOEXEC);
+		n_held_back_all++;
+		if (n_held_back == sizeof(held_back) / sizeof(held_back[0]))
+			continue;
+		held_back[n_held_back].fd = fd;
+		held_back[n_held_back].why = why;
+		size_t k = strnlen(path, sizeof(held_back[0].path) - 1);  /* the head of a long one */
+		memcpy(held_back[n_held_back].path, path, k);
+		held_back[n_held_back].path[k] = '\0';
+		if (run_verbose)
+			say_held_back(n_held_back);
+		n_held_back++;
+	}
+	closedir(dir);
+}
+
+/*
  * What the run refused, at exit: the summary lines where the log goes
  * (log-summary yes), the JSON summary (summary FILE), and a one-line hint
  * when the program failed after refusals, whatever the settings: a build
@@ -1197,6 +1277,12 @@ static void run_summary(const struct policy *pol, const struct log_relay *log,
 		     : log_fd != STDERR_FILENO ? "the log file shows each one"
 		     : pol->log_summary.value ? "see the summary above"
 		     : "--log-summary yes lists the most refused");
+	}
+	if (failed && n_held_back && !run_verbose) {
+		for (size_t i = 0; i < n_held_back; i++)
+			say_held_back(i);
+		if (n_held_back_all > n_held_back)
+			warn("and %zu descriptors more not passed", n_held_back_all - n_held_back);
 	}
 	if (summary_fd >= 0) {
 		FILE *f = open_memstream(&text, &len);
@@ -1250,6 +1336,8 @@ int cmd_run(struct policy *pol, char **argv, const char *tmpdir, struct tally *k
 
 	if (!argv || !argv[0])
 		die("unable to run: no program given (cordon run [OPTIONS] -- PROGRAM [ARGS])");
+	if (pol->mode.value == MODE_ENFORCE)
+		hold_back_descriptors(pol);
 	probe(pol, false, &l);
 	check_shim(pol, &l);
 	check_supported(pol, &l);
