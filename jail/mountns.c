@@ -243,10 +243,11 @@ int mountns_apply(const struct policy *pol, char *err, size_t errsize)
 		goto out;
 	}
 	/* Each entry as the host has it, before anything is mounted over
-	 * its parents; a missing one is left to the shim. */
+	 * its parents; a missing one is left to the shim (ENOTDIR: beneath
+	 * a file, as .git/hooks in a linked worktree, whose .git is one). */
 	for (size_t i = 0; i < n; i++) {
 		v[i].src = open_nofollow(v[i].e->path);
-		if (v[i].src < 0 && errno != ENOENT) {
+		if (v[i].src < 0 && errno != ENOENT && errno != ENOTDIR) {
 			r = jail_fail(err, errsize, "write-deny: unable to open %s: %s", v[i].e->path,
 				      strerror(errno));
 			goto out;

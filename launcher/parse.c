@@ -1143,6 +1143,39 @@ static int add_git_root(struct parse_ctx *ctx, const char *what, const char *dir
 	return 0;
 }
 
+/*
+ * The write-deny entries of the workspace's .git (the agent policy's
+ * .git/hooks and .git/config) name, in a linked worktree, paths beneath a
+ * .git that is a file: the hooks and config git runs are the main
+ * repository's, in @common, which git-worktree has just made writable.
+ * Each such entry is denied there too, with its rule. Returns 0 or -1.
+ */
+static int mirror_git_denies(struct parse_ctx *ctx, const char *workspace, const char *common)
+{
+	struct policy *p = ctx->pol;
+	char prefix[PATH_MAX + 8], path[PATH_MAX];
+	int n = snprintf(prefix, sizeof(prefix), "%s/.git/", workspace);
+	size_t count = p->n_write_deny_entries;
+
+	for (size_t i = 0; n > 0 && (size_t)n < sizeof(prefix) && i < count; i++) {
+		const struct pathset_entry *e = p->write_deny_entries[i];
+		if (strncmp(e->path, prefix, (size_t)n) != 0)
+			continue;
+		int m = snprintf(path, sizeof(path), "%s/%s", common, e->path + n);
+		if (m < 0 || (size_t)m >= sizeof(path))
+			continue;  /* too long to be a path: nothing there to protect */
+		const struct rule *rule = e->data[PATH_WRITE_DENY];
+		if (pathset_add(&p->paths, path, PATH_WRITE_DENY, rule) < 0 ||
+		    policy_note_write_deny(p, pathset_get(&p->paths, path, (size_t)m)) < 0) {
+			perr(ctx, rule ? rule->file : "git-worktree", rule ? rule->line : 0,
+			     "out of memory");
+			return -1;
+		}
+		p->n_write_deny++;
+	}
+	return 0;
+}
+
 int policy_add_git_worktree(struct parse_ctx *ctx, const char *workspace)
 {
 	char dotgit[PATH_MAX + 16], line[PATH_MAX + 16], gitdir[PATH_MAX], common[PATH_MAX];
@@ -1167,5 +1200,7 @@ int policy_add_git_worktree(struct parse_ctx *ctx, const char *workspace)
 	snprintf(dotgit, sizeof(dotgit), "%s/commondir", gitdir);
 	if (read_line(dotgit, line, sizeof(line)) < 0)
 		return 0;  /* not a linked worktree after all: gitdir is the repository */
-	return add_git_root(ctx, "commondir", gitdir, line, common);
+	if (add_git_root(ctx, "commondir", gitdir, line, common) < 0)
+		return -1;
+	return mirror_git_denies(ctx, workspace, common);
 }

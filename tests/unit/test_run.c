@@ -2259,6 +2259,34 @@ Test(write_deny, repository_cannot_be_moved_aside, .init = setup, .fini = teardo
 	expect_outside_intact();
 }
 
+/* In a linked worktree (`git worktree add`) .git is a file, and the hooks
+ * and config git runs are the main repository's, which git-worktree makes
+ * writable: the write-deny entries of the workspace's .git apply there
+ * (the agent policy's), and an entry beneath the .git file is no error. */
+Test(write_deny, linked_worktree_protects_main_repository, .init = setup, .fini = teardown,
+     .timeout = 30)
+{
+	if (system("command -v git >/dev/null 2>&1") != 0)
+		SKIP("git is not installed");
+	cr_assert_eq(system(fmt("cd %s && git init -q main && cd main && echo x > f && git add f && "
+				"git -c user.email=t@t -c user.name=t commit -qm i && "
+				"git worktree add -q %s",
+				tp("root"), tp("root/wt"))),
+		     0);
+	put_file("policy", fmt("write %s\nwrite-deny %s %s\ngit-worktree yes\nnet none\n"
+			       "private-tmp no\non-unsupported warn\n",
+			       tp("root/wt"), tp("root/wt/.git/hooks"), tp("root/wt/.git/config")),
+		 0644);
+	run(ARGS("--workspace", tp("root/wt")),
+	    ARGS(ops_static, "sys-write", "root/main/.git/hooks/pre-commit", "evil", "sys-write",
+		 "root/main/.git/config", "evil", "sys-write", "root/main/.git/objects/x", "ok"));
+	expect_exit(0);
+	EXPECT(NO2("sys-write", EROFS, EACCES), NO2("sys-write", EROFS, EACCES), OK("sys-write"));
+	cr_expect_not(exists("root/main/.git/hooks/pre-commit"), "a hook was planted");
+	cr_expect(strstr(content("root/main/.git/config") ?: "", "evil") == NULL,
+		  "the main repository's config was rewritten");
+}
+
 /* The mounts are the program's: it sees its protected paths read-only,
  * and nothing of them reaches the host's mount table, during the run or
  * after it. So that propagation can be seen at all, this test runs in a

@@ -61,8 +61,9 @@ static void quiet(void *arg, const char *file, unsigned line, const char *msg)
 	snprintf(arg, 512, "%s", msg);
 }
 
-/* Compile "write ${WORKSPACE}" and git-worktree @on with T/wt as workspace. */
-static int compile(struct policy *pol, const char *on, char *err)
+/* Compile "write ${WORKSPACE}" (and @extra) and git-worktree @on with T/wt
+ * as workspace. */
+static int compile_with(struct policy *pol, const char *on, const char *extra, char *err)
 {
 	char ws[PATH_MAX], polfile[PATH_MAX];
 	static const char *const search[] = { NULL };
@@ -77,6 +78,7 @@ static int compile(struct policy *pol, const char *on, char *err)
 	FILE *f = fopen(polfile, "w");
 	cr_assert_not_null(f);
 	fputs("write ${WORKSPACE}\n", f);
+	fputs(extra, f);
 	fclose(f);
 	cr_assert_eq(cli_parse(6, argv, &cli, perr, sizeof(perr)), 0, "%s", perr);
 	char real[PATH_MAX];
@@ -87,6 +89,11 @@ static int compile(struct policy *pol, const char *on, char *err)
 	ctx.error = quiet;
 	ctx.error_arg = err;
 	return cli_compile(&cli, &env, pol, &ctx);
+}
+
+static int compile(struct policy *pol, const char *on, char *err)
+{
+	return compile_with(pol, on, "", err);
 }
 
 static bool writable(const struct policy *pol, const char *rel)
@@ -111,6 +118,26 @@ Test(git_worktree, on_makes_main_git_writable_not_checkout, .init = setup, .fini
 	cr_expect(writable(&pol, "main/.git/worktrees/wt"));
 	cr_expect(!writable(&pol, "main/tracked"), "the main checkout became writable");
 	cr_expect(!writable(&pol, "main"));
+	policy_free(&pol);
+}
+
+/* The agent policy's write-deny of ${WORKSPACE}/.git/hooks and config: in
+ * a linked worktree the hooks and config git runs are the main
+ * repository's, made writable by git-worktree: denied there too. */
+Test(git_worktree, write_deny_of_dot_git_follows_to_main_repository, .init = setup,
+     .fini = teardown)
+{
+	struct policy pol;
+	char err[512] = "";
+
+	cr_assert_eq(compile_with(&pol, "yes",
+				  "write-deny ${WORKSPACE}/.git/hooks ${WORKSPACE}/.git/config\n", err),
+		     0, "%s", err);
+	cr_expect(!writable(&pol, "main/.git/hooks"), "the main repository's hooks are writable");
+	cr_expect(!writable(&pol, "main/.git/config"), "the main repository's config is writable");
+	cr_expect(writable(&pol, "main/.git/objects"));
+	cr_expect(writable(&pol, "main/.git/worktrees/wt"));
+	cr_expect(writable(&pol, "wt"));
 	policy_free(&pol);
 }
 
