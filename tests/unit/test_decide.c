@@ -139,7 +139,8 @@ static const struct row rows[] = {
 	{ P_WDENY, OP_CONNECT, "W/proj/secret/s.sock", ALLOW, REASON_WRITE_ROOT, 1 },
 	/* removing or renaming a directory that holds an entry would take the
 	 * entry with it (or leave its place to be made anew); making one is
-	 * fine (git init where .git is missing), and its neighbours go freely */
+	 * fine (what is made inside the entry is still refused), and its
+	 * neighbours go freely */
 	{ P_WDENY, OP_REMOVE, "W/proj/.git", DENY, REASON_HOLDS_WRITE_DENY, 2 },
 	{ P_WDENY, OP_REMOVE, "W/proj", DENY, REASON_HOLDS_WRITE_DENY, 2 },
 	{ P_WDENY, OP_WRITE, "W/proj/.git", ALLOW, REASON_WRITE_ROOT, 1 },
