@@ -194,10 +194,10 @@ static int build(const struct policy *pol, scmp_filter_ctx *out, char *err, size
 		 * port rules do not cover (they apply to IPPROTO_TCP alone):
 		 * MPTCP binds any port, SCTP makes associations from setsockopt
 		 * and sendmsg. Refused as a kernel without them would: programs
-		 * that try one (Go's listeners) fall back to TCP. Protocols
-		 * above TCP's in one rule (a value with its upper half set, which
-		 * the kernel would truncate, is among them), those below it but
-		 * the default one by one. */
+		 * that try one (Go's listeners) fall back to TCP. Every protocol
+		 * above TCP's (a value with its upper half set, which the kernel
+		 * would truncate, is among them); below it, none but the default
+		 * makes a stream socket (the kernel answers EPROTONOSUPPORT). */
 		for (int f = 0; f < 2; f++) {
 			unsigned long family = f ? AF_INET6 : AF_INET;
 			if ((rc = RULE(ctx, SCMP_ACT_ERRNO(EPROTONOSUPPORT), "socket", 3,
@@ -205,14 +205,6 @@ static int build(const struct policy *pol, scmp_filter_ctx *out, char *err, size
 				       SCMP_A1(SCMP_CMP_MASKED_EQ, 0xf, (unsigned long)SOCK_STREAM),
 				       SCMP_A2(SCMP_CMP_GT, (unsigned long)IPPROTO_TCP))) < 0)
 				goto bad;
-			for (unsigned long proto = 1; proto < IPPROTO_TCP; proto++) {
-				if ((rc = RULE(ctx, SCMP_ACT_ERRNO(EPROTONOSUPPORT), "socket", 3,
-					       SCMP_A0(SCMP_CMP_EQ, family),
-					       SCMP_A1(SCMP_CMP_MASKED_EQ, 0xf,
-						       (unsigned long)SOCK_STREAM),
-					       SCMP_A2(SCMP_CMP_EQ, proto))) < 0)
-					goto bad;
-			}
 		}
 		/* TCP Fast Open: a send with MSG_FASTOPEN and an address connects
 		 * the socket, and neither Landlock (its connect rule is checked in
