@@ -1938,6 +1938,20 @@ enum shim_verdict shim_begin_temp(enum shim_sym sym, const char *path)
 			       false, saved, NULL);
 }
 
+/* policy_decide_net, or everything refused when the policy is unreadable. */
+static void decide_net(enum op op, int type, const struct sockaddr *sa, socklen_t len,
+		       struct decision *d)
+{
+	if (broken) {
+		d->allow = false;
+		d->reason = REASON_POLICY_UNREADABLE;
+		d->rule = NULL;
+		d->matched = NULL;
+		return;
+	}
+	policy_decide_net(&pol, op, type, sa, len, d);
+}
+
 enum shim_verdict shim_begin_net(enum shim_sym sym, int fd, const struct sockaddr *sa,
 				 socklen_t len)
 {
@@ -1984,18 +1998,56 @@ enum shim_verdict shim_begin_net(enum shim_sym sym, int fd, const struct sockadd
 		if (syscall(SYS_getsockopt, fd, SOL_SOCKET, SO_TYPE, &type, &tl) < 0)
 			return fail(errno);
 	}
-	if (broken) {
-		d.allow = false;
-		d.reason = REASON_POLICY_UNREADABLE;
-		d.rule = NULL;
-		d.matched = NULL;
-	} else {
-		policy_decide_net(&pol, op, type, sa, len, &d);
-	}
+	decide_net(op, type, sa, len, &d);
 	if (d.allow && log_level != LOG_ALL) {
 		errno = saved;
 		return SHIM_PASS;
 	}
+	log_format_addr(target, sizeof(target), sa, len, type);
+	if (d.allow)
+		return allow(&c, target, &d, saved, SHIM_PASS);
+	return refuse(&c, target, &d, saved);
+}
+
+/*
+ * listen(2) under net none, as the supervisor decides it: a TCP socket
+ * bound to no port would be bound to one at random (a bind to port 0,
+ * which no net-bind line names), and a unix socket bound to an abstract
+ * name would listen in the host's namespace of such names. Any other
+ * listen, and every listen under the other modes, passes. Left to cordon's
+ * supervisor when there is one; seen here under mode warn (cordon learn)
+ * and without a kernel layer.
+ */
+enum shim_verdict shim_begin_listen(enum shim_sym sym, int fd)
+{
+	struct call c = { sym, shim_class_names[shim_symbols[sym].cls], 0, LOGF_NONE, NULL };
+	struct sockaddr_storage ss;
+	socklen_t len = sizeof(ss), tl = sizeof(int);
+	char target[PATH_MAX + 16];
+	struct decision d;
+	int saved = errno, type = 0;
+
+	if (!shim_active() || supervised || (!broken && pol.net.value != NET_NONE))
+		return SHIM_PASS;
+	memset(&ss, 0, sizeof(ss));
+	if (syscall(SYS_getsockname, fd, &ss, &len) < 0 ||
+	    syscall(SYS_getsockopt, fd, SOL_SOCKET, SO_TYPE, &type, &tl) < 0) {
+		errno = saved;
+		return SHIM_PASS;  /* not a socket: the kernel says so */
+	}
+	const struct sockaddr *sa = (const struct sockaddr *)&ss;
+	bool decide_it = false;
+	if ((sa->sa_family == AF_INET || sa->sa_family == AF_INET6) && type == SOCK_STREAM)
+		decide_it = (sa->sa_family == AF_INET ? ((const struct sockaddr_in *)sa)->sin_port
+						      : ((const struct sockaddr_in6 *)sa)->sin6_port) == 0;
+	else if (sa->sa_family == AF_UNIX)
+		decide_it = len > offsetof(struct sockaddr_un, sun_path) &&
+			    ((const struct sockaddr_un *)sa)->sun_path[0] == '\0';
+	if (!decide_it) {
+		errno = saved;
+		return SHIM_PASS;
+	}
+	decide_net(OP_BIND, type, sa, len, &d);
 	log_format_addr(target, sizeof(target), sa, len, type);
 	if (d.allow)
 		return allow(&c, target, &d, saved, SHIM_PASS);

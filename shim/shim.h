@@ -110,6 +110,8 @@ enum shim_verdict shim_begin_temp(enum shim_sym sym, const char *path);
 /* Network. */
 enum shim_verdict shim_begin_net(enum shim_sym sym, int fd, const struct sockaddr *sa,
 				 socklen_t len);
+/* listen(fd): decided on the name @fd is bound to (none: a port at random). */
+enum shim_verdict shim_begin_listen(enum shim_sym sym, int fd);
 /* The working directory changed (chdir, fchdir succeeded), or may change
  * unseen from now on (@untrusted: libc's nftw/fts, unshare(CLONE_FS)). */
 void shim_cwd_changed(bool untrusted);

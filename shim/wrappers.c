@@ -256,6 +256,9 @@ static inline int shim_novia(void)
 	CHECKED(name, ret, params, args, shim_begin_net(SYM_##name, fd, sa, len), FAIL(ret), \
 		name)
 
+#define SHAPE_LISTEN(name, cls, ret, params, args, fd)                                \
+	CHECKED(name, ret, params, args, shim_begin_listen(SYM_##name, fd), FAIL(ret), name)
+
 #define SHAPE_NETMMSG(name, cls, ret, params, args)                                   \
 	SHIM_EXPORT ret name params                                                   \
 	{                                                                             \

@@ -767,6 +767,15 @@ static _Noreturn void run_net(char **a, int n)
 
 	addr_arg(a[0], &ad);
 	fd = socket_for(&ad);
+	if (is("listen")) {
+		/* Bound first, raw (the shim decides the listen alone), but for a
+		 * TCP port 0: left unbound, for listen to bind one at random. */
+		const struct sockaddr_in *in = (const struct sockaddr_in *)sa;
+		bool unbound = ad.type == SOCK_STREAM && ad.family != AF_UNIX && in->sin_port == 0;
+		if (!unbound && syscall(SYS_bind, fd, sa, ad.len) < 0)
+			usage("bind: %s", strerror(errno));
+		done(listen(fd, 4));
+	}
 	if (is("connect"))
 		done(connect(fd, sa, ad.len));
 	if (is("bind"))
@@ -1110,7 +1119,7 @@ static const struct cmd {
 	{ "mkstemps mkstemps64 mkostemp mkostemp64", 2, 2, run_temp },
 	{ "mkostemps mkostemps64", 2, 3, run_temp },
 	{ "tmpfile tmpfile64", 0, 0, run_temp },
-	{ "connect bind sendto sendmsg", 1, 1, run_net },
+	{ "connect bind listen sendto sendmsg", 1, 1, run_net },
 	{ "sendmmsg", 1, 2, run_net },
 	{ "execve execv execvp execvpe execl execle execlp fexecve", 2, -1, run_exec },
 	{ "execveat", 4, -1, run_exec },

@@ -108,6 +108,7 @@
  * Network:
  *   connect HOST PORT        libc socket + connect, TCP (HOST numeric IPv4)
  *   bind HOST PORT           libc socket + bind, TCP
+ *   listen HOST PORT         libc socket, bind (unless PORT is "-"), listen, TCP
  *   sys-connect HOST PORT    raw socket + connect, TCP
  *   uring-connect HOST PORT  io_uring SOCKET + CONNECT
  *   sys-udp HOST PORT TEXT   raw socket(SOCK_DGRAM) + sendto
@@ -868,7 +869,7 @@ static const struct {
 	{ "sys-removexattr", 2 }, { "sys-fsioctl", 2 }, { "chmod-race", 4 }, { "chmod-bytes-race", 3 },
 	{ "chmod-flood", 3 }, { "write-flood", 3 }, { "connect-race", 4 }, { "fd-write", 2 }, { "fd-truncate", 1 },
 	{ "fd-sum", 1 }, { "fd-find", 1 }, { "open-ro", 1 }, { "open-rw", 1 }, { "fd-chmod", 2 },
-	{ "connect", 2 }, { "bind", 2 }, { "sys-connect", 2 }, { "uring-connect", 2 },
+	{ "connect", 2 }, { "bind", 2 }, { "listen", 2 }, { "sys-connect", 2 }, { "uring-connect", 2 },
 	{ "sys-udp", 3 }, { "sys-abstract", 1 }, { "sys-unix", 2 }, { "sys-unix-dgram", 1 },
 	{ "sys-unix-sendto", 2 }, { "sys-unix-sendto-n", 2 }, { "sys-unix-fill", 1 },
 	{ "sys-unix-sendto-alarm", 1 },
@@ -1138,6 +1139,16 @@ int main(int argc, char **argv)
 			sock_addr(a[0], a[1], &sa);
 			STEP(&o, "socket", s = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
 			STEP(&o, "bind", bind(s, (struct sockaddr *)&sa, sizeof(sa)));
+			if (s >= 0)
+				close(s);
+		} else if (strcmp(op, "listen") == 0) {
+			struct sockaddr_in sa;
+			int s = -1;
+			sock_addr(a[0], strcmp(a[1], "-") ? a[1] : "0", &sa);
+			STEP(&o, "socket", s = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
+			if (strcmp(a[1], "-") != 0)
+				STEP(&o, "bind", bind(s, (struct sockaddr *)&sa, sizeof(sa)));
+			STEP(&o, "listen", listen(s, 4));
 			if (s >= 0)
 				close(s);
 		} else if (strcmp(op, "sys-connect") == 0) {

@@ -1511,3 +1511,21 @@ Test(explain_last, listen_on_a_port_at_random, .init = setup, .fini = teardown, 
 	EXPECT_HAS(R.out, "\nto allow it, add to the policy:\n  net isolated\n");
 	cr_expect(strstr(R.out, "net-bind") == NULL, "stdout:\n%s", R.out);
 }
+
+/* A test suite that listens on a port at random: learn (the shim alone,
+ * mode warn) sees the listen and offers a loopback of the program's own,
+ * with which the run passes. */
+Test(learn, listen_on_a_port_at_random_learns_net_isolated, .init = setup, .fini = teardown,
+     .timeout = 60)
+{
+	cordon(ARGS("learn", "-o", learned, "--", ops_bin, "listen", "127.0.0.1", "-"));
+	ASSERT_STATUS(0);
+	const char *p = slurp(learned);
+	cr_assert_not_null(p);
+	cr_expect_str_eq(directives(p, false), "include default\nnet isolated\n",
+			 "the learned policy:\n%s", p);
+	cordon(ARGS("run", "--policy", learned, "--", ops_bin, "listen", "127.0.0.1", "-"));
+	EXPECT_STATUS(0);
+	expect_no_refusal();
+	EXPECT_HAS(R.out, "listen 0 0");
+}

@@ -413,6 +413,12 @@ static const struct probe_case cases[] = {
 	Y("bind", ARGS("udp:127.0.0.1:0"), ENV("CORDON_NET=isolated")),
 	N("bind", ARGS("tcp:127.0.0.1:0"), ENV(NET_NONE)),
 	N("bind", ARGS("unix:@O/bsock"), ENV(NET_ALL)),
+	/* listen binds a port at random on an unbound socket: a bind to port
+	 * 0; and a listener on an abstract name takes the host's connections */
+	Y("listen", ARGS("tcp:127.0.0.1:0"), ENV(NET_ALL)),
+	Y("listen", ARGS("unix:@R/lsock"), ENV(NET_NONE), CHECK("sock @R/lsock")),
+	N("listen", ARGS("tcp:127.0.0.1:0"), ENV(NET_NONE), .deny = "0.0.0.0:0/tcp"),
+	N("listen", ARGS("abstract:@T-l"), ENV(NET_NONE), .deny = "unix:@@T-l"),
 	Y("sendto", ARGS("udp:127.0.0.1:@UDP"), ENV(NET_ALL), .out = "ok 5", CHECK("received udp 1")),
 	Y("sendto", ARGS("unixdg:@R/dsock"), ENV(NET_NONE), .out = "ok 5",
 	  CHECK("received @R/dsock 1")),
