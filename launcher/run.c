@@ -1164,7 +1164,8 @@ static int summary_open(const struct policy *pol)
  * close-on-exec here). Leaked ones are common (a test runner's), so cordon
  * says so at once only with -v, and otherwise when the program fails (the
  * failure may be its EBADF: run_summary). Pipes (a make jobserver's),
- * sockets, terminals, devices and directories are passed as they are.
+ * sockets, terminals, devices and directories are passed as they are, and
+ * so is the log-file fd:N the shims write to.
  */
 static struct {
 	long fd;
@@ -1182,6 +1183,9 @@ static void say_held_back(size_t i)
 static void hold_back_descriptors(const struct policy *pol)
 {
 	static const char deleted[] = " (deleted)";
+	/* log-file fd:N is the shims' to write to, in the program. */
+	const char *lf = pol->log_file.value;
+	long log_fd = lf && strncmp(lf, "fd:", 3) == 0 ? strtol(lf + 3, NULL, 10) : -1;
 	DIR *dir = opendir("/proc/self/fd");
 	struct dirent *e;
 
@@ -1195,7 +1199,7 @@ static void hold_back_descriptors(const struct policy *pol)
 		const char *why = NULL;
 		int fdfl;
 
-		if (*end || e->d_name[0] == '\0' || fd < 3 || fd == dirfd(dir) ||
+		if (*end || e->d_name[0] == '\0' || fd < 3 || fd == dirfd(dir) || fd == log_fd ||
 		    (fdfl = fcntl((int)fd, F_GETFD)) < 0 || (fdfl & FD_CLOEXEC) ||
 		    fstat((int)fd, &st) < 0 || !S_ISREG(st.st_mode))
 			continue;

@@ -2151,6 +2151,23 @@ Test(escape, inherited_descriptors_held_back, .init = setup, .fini = teardown, .
 	expect_outside_intact();
 }
 
+/* log-file fd:N: the shims in the program write the log to that
+ * descriptor, outside the roots as it may be: it is passed on. */
+Test(escape, log_file_descriptor_is_passed, .init = setup, .fini = teardown, .timeout = 30)
+{
+	put_file("log", "", 0644);
+	int l = open(tp("log"), O_WRONLY | O_APPEND);
+	cr_assert(l >= 0 && dup2(l, 61) == 61);
+	run(ARGS("--log-file", "fd:61"), ARGS(ops_dyn, "write", "outside/canary", "x"));
+	close(61);
+	close(l);
+	expect_exit(0);
+	EXPECT(NO("write", EACCES));
+	cr_expect(strstr(content("log") ?: "", fmt("deny write %s", tp("outside/canary"))),
+		  "log:\n%s\nstderr:\n%s", content("log") ?: "", R.err);
+	expect_outside_intact();
+}
+
 /* --- write-deny in the kernel layer: read-only mounts ------------------------------- */
 
 /* A repository in the root, its hooks and config protected:
