@@ -1208,8 +1208,12 @@ static void hold_back_descriptors(const struct policy *pol)
 		if (n <= 0)
 			continue;
 		path[n] = '\0';
-		if (n > (ssize_t)sizeof(deleted) && strcmp(path + n - sizeof(deleted) + 1, deleted) == 0)
+		if (n > (ssize_t)sizeof(deleted) && strcmp(path + n - sizeof(deleted) + 1, deleted) == 0) {
+			/* A memfd (memfd_create) has no place: nothing to decide. */
+			if (strncmp(path, "/memfd:", 7) == 0)
+				continue;
 			path[n -= (ssize_t)sizeof(deleted) - 1] = '\0';  /* unlinked: where it was */
+		}
 		int fl = fcntl((int)fd, F_GETFL);
 		if (fl >= 0 && (fl & O_ACCMODE) != O_RDONLY && !(fl & O_PATH)) {
 			policy_decide_path(pol, OP_WRITE_DATA, path, (size_t)n, &d);

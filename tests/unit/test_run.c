@@ -2104,8 +2104,8 @@ Test(summary, log_summary_lists_targets_with_what_allows_them, .init = setup,
 /* Descriptors cordon's caller leaves open (not close-on-exec) reach the
  * program: one open for writing on a file outside the roots, or on a file
  * inside read-deny, would carry a write or a read past every check made
- * at open. Those are held back, and said so; one inside a root, and a
- * pipe, go on as they are. */
+ * at open. Those are held back, and said so; one inside a root, a pipe
+ * and a memfd (no place to decide on) go on as they are. */
 Test(escape, inherited_descriptors_held_back, .init = setup, .fini = teardown, .timeout = 30)
 {
 	int p[2];
@@ -2116,21 +2116,25 @@ Test(escape, inherited_descriptors_held_back, .init = setup, .fini = teardown, .
 	int w = open(tp("outside/canary"), O_WRONLY | O_APPEND);
 	int r = open(tp("outside/secret"), O_RDONLY);
 	int m = open(tp("root/mine"), O_WRONLY | O_APPEND);
-	cr_assert(w >= 0 && r >= 0 && m >= 0 && pipe(p) == 0);
+	int mem = (int)syscall(SYS_memfd_create, "cordon-test", 0);
+	cr_assert(w >= 0 && r >= 0 && m >= 0 && mem >= 0 && pipe(p) == 0);
 	cr_assert(dup2(w, 57) == 57 && dup2(r, 58) == 58 && dup2(m, 59) == 59 &&
-		  dup2(p[1], 60) == 60);
+		  dup2(p[1], 60) == 60 && dup2(mem, 62) == 62);
 	/* It fails (exit 3), as a program that met EBADF would: then cordon
 	 * names what it held back (at once only with -v: a leak is common,
 	 * a test runner's, and a run that succeeds says nothing of it). */
 	run(NULL, ARGS(ops_static, "fd-write", "57", "evil", "fd-sum", "58", "fd-write", "59",
-		       "mine", "fd-write", "60", "piped", "exit", "3"));
+		       "mine", "fd-write", "60", "piped", "fd-write", "62", "anon", "exit", "3"));
+	close(62);
+	close(mem);
 	close(57);
 	close(58);
 	close(59);
 	close(60);
 	close(p[1]);
 	expect_exit(3);
-	EXPECT(NO("fd-write", EBADF), NO("fd-sum", EBADF), OK("fd-write"), OK("fd-write"));
+	EXPECT(NO("fd-write", EBADF), NO("fd-sum", EBADF), OK("fd-write"), OK("fd-write"),
+	       OK("fd-write"));
 	cr_expect(strstr(R.err, fmt("cordon: descriptor 57 (%s) is open for writing outside the "
 				    "write roots: not passed to the program",
 				    tp("outside/canary"))),
