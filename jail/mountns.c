@@ -13,9 +13,10 @@
  * own directory is writable: .git in the workspace) is cloned onto itself,
  * a mount point that neither rename nor rmdir can take away (EBUSY): a
  * program that moved .git aside could otherwise make a new .git/hooks in
- * its place, out of the read-only mount's reach. The program cannot undo any of it: CAP_SYS_ADMIN is dropped,
- * seccomp refuses mount(2) and umount2(2), and Landlock forbids changing
- * the mount topology of a restricted process.
+ * its place, out of the read-only mount's reach. The program cannot undo
+ * any of it: CAP_SYS_ADMIN is dropped, seccomp refuses mount(2) and
+ * umount2(2), and Landlock forbids changing the mount topology of a
+ * restricted process.
  *
  * Every mount is made through descriptors (open_tree, mount_setattr,
  * move_mount; Linux 5.12), each target opened without following a symlink
