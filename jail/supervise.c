@@ -155,13 +155,14 @@ static const struct meta_call socketcall_sendto = { "sendto", M_SENDTO, -1, -1, 
  * devices only) does not look: inode flags (chattr: noatime, nodump, ...;
  * immutable and append-only need CAP_LINUX_IMMUTABLE, which the program
  * lacks), the extended attributes of XFS's interface (project id,
- * extent size), the inode generation, fs-verity (which makes a file
+ * extent size), the inode generation (ext4's own ioctl for it too),
+ * ext4's migration of an inode to extents, fs-verity (which makes a file
  * read-only for good) and an encryption policy. The 32-bit forms come
  * from 32-bit programs (the kernel's compat layer maps them).
  *
  * And btrfs's subvolume ioctls, which make, snapshot and remove
- * directories (and make a subvolume read-only) from a descriptor of the
- * parent, without the hooks of mkdir and rmdir that Landlock decides in:
+ * directories (and make a subvolume read-only, or mark it received) from a
+ * descriptor of the parent or the subvolume, without the hooks of mkdir and rmdir that Landlock decides in:
  * refused everywhere, the roots too (cordon does not make them for the
  * program), here rather than in the filter so that the refusal is logged.
  */
@@ -172,6 +173,9 @@ static const struct meta_call socketcall_sendto = { "sendto", M_SENDTO, -1, -1, 
 #define FS_IOC_FSSETXATTR_ 0x401c5820u   /* _IOW('X', 32, struct fsxattr) */
 #define FS_IOC_ENABLE_VERITY_ 0x40806685u /* _IOW('f', 133, struct fsverity_enable_arg) */
 #define FS_IOC_SET_ENCRYPTION_POLICY_ 0x800c6613u /* _IOR('f', 19, struct fscrypt_policy_v1) */
+#define EXT4_IOC_SETVERSION_ 0x40086604u   /* _IOW('f', 4, long): ext4's own, as FS_IOC_SETVERSION */
+#define EXT4_IOC32_SETVERSION_ 0x40046604u /* _IOW('f', 4, int) */
+#define EXT4_IOC_MIGRATE_ 0x6609u          /* _IO('f', 9): the inode rewritten to extents */
 #define REFUSED 0u
 static const struct {
 	uint32_t cmd, native;        /* as the program asks; as cordon makes it, or REFUSED */
@@ -185,6 +189,9 @@ static const struct {
 	{ FS_IOC_ENABLE_VERITY_, FS_IOC_ENABLE_VERITY_, "FS_IOC_ENABLE_VERITY" },
 	{ FS_IOC_SET_ENCRYPTION_POLICY_, FS_IOC_SET_ENCRYPTION_POLICY_,
 	  "FS_IOC_SET_ENCRYPTION_POLICY" },
+	{ EXT4_IOC_SETVERSION_, EXT4_IOC_SETVERSION_, "EXT4_IOC_SETVERSION" },
+	{ EXT4_IOC32_SETVERSION_, EXT4_IOC_SETVERSION_, "EXT4_IOC32_SETVERSION" },
+	{ EXT4_IOC_MIGRATE_, EXT4_IOC_MIGRATE_, "EXT4_IOC_MIGRATE" },
 	{ 0x5000940eu, REFUSED, "BTRFS_IOC_SUBVOL_CREATE" },  /* _IOW(0x94, 14, vol_args) */
 	{ 0x50009418u, REFUSED, "BTRFS_IOC_SUBVOL_CREATE_V2" },
 	{ 0x50009401u, REFUSED, "BTRFS_IOC_SNAP_CREATE" },
@@ -192,6 +199,8 @@ static const struct {
 	{ 0x5000940fu, REFUSED, "BTRFS_IOC_SNAP_DESTROY" },
 	{ 0x5000943fu, REFUSED, "BTRFS_IOC_SNAP_DESTROY_V2" },
 	{ 0x4008941au, REFUSED, "BTRFS_IOC_SUBVOL_SETFLAGS" },  /* _IOW(0x94, 26, __u64) */
+	{ 0xc0c89425u, REFUSED, "BTRFS_IOC_SET_RECEIVED_SUBVOL" },  /* _IOWR(0x94, 37, 200 bytes) */
+	{ 0xc0c09425u, REFUSED, "BTRFS_IOC_SET_RECEIVED_SUBVOL_32" },  /* i386's: 192 bytes */
 };
 
 size_t supervised_names(const char **names, size_t max)
@@ -731,7 +740,11 @@ static int read_ioctl(pid_t pid, const struct seccomp_data *d, struct request *q
 		return 0;
 	case FS_IOC_SETFLAGS_:
 	case FS_IOC_SETVERSION_:
+	case EXT4_IOC_SETVERSION_:
 		q->xsize = sizeof(int);
+		break;
+	case EXT4_IOC_MIGRATE_:
+		q->xsize = 0;  /* no argument */
 		break;
 	case FS_IOC_FSSETXATTR_:
 		q->xsize = 28;  /* struct fsxattr */

@@ -65,7 +65,9 @@
  *                            (FS_IOC_SETVERSION 42), "fsxattr" (FS_IOC_FSGETXATTR, then
  *                            FS_IOC_FSSETXATTR of the same), "verity"
  *                            (FS_IOC_ENABLE_VERITY, SHA-256, a 4-byte salt), "subvol"
- *                            (PATH a directory: BTRFS_IOC_SUBVOL_CREATE "sub")
+ *                            (PATH a directory: BTRFS_IOC_SUBVOL_CREATE "sub"),
+ *                            "ext4version" (EXT4_IOC_SETVERSION 4242), "migrate"
+ *                            (EXT4_IOC_MIGRATE)
  *   chmod-race ROOTFILE OUTSIDEFILE LINK N
  *                            a thread turns LINK into a symlink to ROOTFILE, then
  *                            to OUTSIDEFILE, and so on, as fast as it can (raw
@@ -840,6 +842,11 @@ static struct outcome fs_ioctl(const char *path, const char *what)
 			uint64_t sig_ptr, reserved2[11];
 		} arg = { 1, 1, 4096, sizeof(salt), (uintptr_t)salt, 0, 0, 0, { 0 } };
 		STEP(&o, "verity", syscall(SYS_ioctl, fd, FS_IOC_ENABLE_VERITY_, &arg));
+	} else if (strcmp(what, "ext4version") == 0) {
+		int v = 4242;
+		STEP(&o, "setversion", syscall(SYS_ioctl, fd, 0x40086604UL, &v));
+	} else if (strcmp(what, "migrate") == 0) {
+		STEP(&o, "migrate", syscall(SYS_ioctl, fd, 0x6609UL, 0));
 	} else if (strcmp(what, "subvol") == 0) {
 		static struct {
 			int64_t fd;
@@ -847,7 +854,8 @@ static struct outcome fs_ioctl(const char *path, const char *what)
 		} args = { 0, "sub" };
 		STEP(&o, "subvol", syscall(SYS_ioctl, fd, BTRFS_IOC_SUBVOL_CREATE_, &args));
 	} else {
-		usage("sys-fsioctl: WHAT is nodump, immutable, version, fsxattr, verity or subvol");
+		usage("sys-fsioctl: WHAT is nodump, immutable, version, fsxattr, verity, subvol, "
+		      "ext4version or migrate");
 	}
 	if (fd >= 0)
 		syscall(SYS_close, fd);

@@ -54,6 +54,7 @@
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <sys/xattr.h>
@@ -472,6 +473,7 @@ Test(allowed, descriptor_forms, .init = setup, .fini = teardown, .timeout = TIME
 
 #define FS_IOC_GETFLAGS_ 0x80086601UL  /* <linux/fs.h>, which clashes with <sys/mount.h> */
 #define FS_IOC_SETFLAGS_ 0x40086602UL
+#define FS_IOC_GETVERSION_ 0x80087601UL
 #define FS_NODUMP_FL_ 0x40
 #define FS_IMMUTABLE_FL_ 0x10
 
@@ -514,6 +516,39 @@ Test(refused, inode_attributes_of_outside_canary, .init = setup, .fini = teardow
 		  "stderr:\n%.4000s", R.err);
 	cr_expect_eq(flags_of("outside/canary"), before, "the canary's flags changed");
 	expect_canary_intact();
+}
+
+/* ext4 has ioctls of its own for an inode's generation and its migration
+ * to extents, each from a read-only descriptor: refused outside the roots.
+ * The canary is on the file system of /var/tmp, when that is ext4. */
+Test(refused, ext4_inode_ioctls_outside, .init = setup, .fini = teardown, .timeout = TIMEOUT)
+{
+	char dir[] = "/var/tmp/cordon-ext4-XXXXXX", file[64];
+	struct statfs sf;
+	unsigned gen = 0, gen_after = 0;
+
+	need_seccomp();
+	if (statfs("/var/tmp", &sf) < 0 || sf.f_type != 0xEF53)
+		SKIP("/var/tmp is not ext4 here");
+	cr_assert_not_null(mkdtemp(dir));
+	snprintf(file, sizeof(file), "%s/canary", dir);
+	int fd = open(file, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	cr_assert_geq(fd, 0);
+	cr_assert_eq(ioctl(fd, FS_IOC_GETVERSION_, &gen), 0, "FS_IOC_GETVERSION: %s",
+		     strerror(errno));
+	close(fd);
+	run(ARGS(ops_static, "sys-fsioctl", file, "ext4version", "sys-fsioctl", file, "migrate"));
+	fd = open(file, O_RDONLY | O_CLOEXEC);
+	cr_assert_geq(fd, 0);
+	cr_expect_eq(ioctl(fd, FS_IOC_GETVERSION_, &gen_after), 0);
+	close(fd);
+	unlink(file);
+	rmdir(dir);
+	expect_exit(0);
+	EXPECT(NO("sys-fsioctl", EACCES), NO("sys-fsioctl", EACCES));
+	cr_expect_eq(gen_after, gen, "the generation went from %u to %u", gen, gen_after);
+	cr_expect(strstr(R.err, "(EXT4_IOC_SETVERSION)") && strstr(R.err, "(EXT4_IOC_MIGRATE)"),
+		  "stderr:\n%.4000s", R.err);
 }
 
 /* Inside the root each has the answer it has without cordon (on tmpfs:
