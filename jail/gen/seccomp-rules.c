@@ -229,7 +229,9 @@ static int build(const struct policy *pol, scmp_filter_ctx *out, char *err, size
 		    (rc = RULE(ctx, SCMP_ACT_ERRNO(EOPNOTSUPP), "sendmmsg", 1,
 			       SCMP_A3(SCMP_CMP_MASKED_EQ, MSG_FASTOPEN, MSG_FASTOPEN))) < 0)
 			goto bad;
-		/* Other sends with an address, below: apart from those. */
+		/* A sendto with an address and without MSG_FASTOPEN goes to the
+		 * supervisor, as in the other modes (below); the rules do not
+		 * overlap, so no action has to win over another. */
 		if ((rc = RULE(ctx, SCMP_ACT_NOTIFY, "sendto", 2, SCMP_A4(SCMP_CMP_NE, 0),
 			       SCMP_A3(SCMP_CMP_MASKED_EQ, MSG_FASTOPEN, 0))) < 0)
 			goto bad;
