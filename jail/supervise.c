@@ -89,10 +89,10 @@
 enum meta { M_CHMOD, M_CHOWN, M_UTIME, M_UTIMES, M_UTIMENS, M_UTIMENS64, M_SETXATTR, M_RMXATTR,
 	    M_CONNECT, M_CHROOT, M_LISTEN, M_IOCTL, M_SENDTO };
 
-/* When the filter sends a call here: always, under net none only, for the
- * ioctl commands of supervised_ioctls(), when the call has an address
- * (seccomp-rules.c's own rule). */
-enum send { ALWAYS, NET_NONE_ONLY, BY_COMMAND, WITH_ADDRESS };
+/* When the filter sends a call here: always, under net none only, or as
+ * seccomp-rules.c's own rules for it say (ioctl: the commands of
+ * supervised_ioctls(); sendto: with an address). */
+enum send { ALWAYS, NET_NONE_ONLY, BY_ARGUMENTS };
 
 /* Where each call keeps its object: the argument of the directory
  * descriptor (-1: none, AT_FDCWD), of the path (-1: the descriptor is the
@@ -135,9 +135,9 @@ static const struct meta_call {
 	 * Landlock's bind rule does not see (supervise_listen). */
 	{ "listen", M_LISTEN, -1, -1, -1, false, NET_NONE_ONLY },
 	/* The ioctls that change an inode's attributes (supervised_ioctls). */
-	{ "ioctl", M_IOCTL, 0, -1, -1, false, BY_COMMAND },
+	{ "ioctl", M_IOCTL, 0, -1, -1, false, BY_ARGUMENTS },
 	/* A datagram to a unix socket by its path (supervise_sendto). */
-	{ "sendto", M_SENDTO, -1, -1, -1, false, WITH_ADDRESS },
+	{ "sendto", M_SENDTO, -1, -1, -1, false, BY_ARGUMENTS },
 };
 
 /* socketcall(SYS_CONNECT), (SYS_LISTEN): the arguments are 32-bit words
@@ -147,7 +147,7 @@ static const struct meta_call socketcall_connect = { "connect", M_CONNECT, -1, -
 static const struct meta_call socketcall_listen = { "listen", M_LISTEN, -1, -1, -1, false,
 						     NET_NONE_ONLY };
 static const struct meta_call socketcall_sendto = { "sendto", M_SENDTO, -1, -1, -1, false,
-						     WITH_ADDRESS };
+						     BY_ARGUMENTS };
 
 /*
  * The ioctls that change a file's attributes with no more than a
@@ -1418,7 +1418,7 @@ static int supervise_listen(int listener, const struct seccomp_notif *req, bool 
 	uint64_t fd = req->data.args[0], backlog = req->data.args[1];
 	struct sockaddr_storage sa;
 	socklen_t len = sizeof(sa);
-	int r, sock = -1, domain = 0, type = 0;
+	int r, sock = -1, domain, type = 0;
 
 	ev->op = "bind";
 	if (indirect) {
@@ -1430,21 +1430,9 @@ static int supervise_listen(int listener, const struct seccomp_notif *req, bool 
 	}
 	if ((r = take_socket(listener, req, (uint32_t)fd, &sock, &domain, &type)))
 		return r;
-	bool decide = false;
-	if (domain == AF_INET || domain == AF_INET6 || domain == AF_UNIX) {
-		memset(&sa, 0, sizeof(sa));
-		if (getsockname(sock, (struct sockaddr *)&sa, &len) < 0) {
-			r = -errno;
-			goto out;
-		}
-	}
-	if ((domain == AF_INET || domain == AF_INET6) && type == SOCK_STREAM)
-		decide = (domain == AF_INET ? ((struct sockaddr_in *)&sa)->sin_port
-					    : ((struct sockaddr_in6 *)&sa)->sin6_port) == 0;
-	else if (domain == AF_UNIX)
-		decide = len > offsetof(struct sockaddr_un, sun_path) &&
-			 ((struct sockaddr_un *)&sa)->sun_path[0] == '\0';
-	if (decide) {
+	memset(&sa, 0, sizeof(sa));
+	if (getsockname(sock, (struct sockaddr *)&sa, &len) == 0 &&
+	    policy_listen_binds((const struct sockaddr *)&sa, len, type)) {
 		policy_decide_net(pol, OP_BIND, type, (const struct sockaddr *)&sa, len, &ev->d);
 		log_format_addr(ev->path, sizeof(ev->path), (const struct sockaddr *)&sa, len, type);
 		if (!ev->d.allow) {

@@ -913,6 +913,22 @@ static void relay(struct log_relay *r)
 	}
 }
 
+/* The path of regular file @fd (its stat in *@st) into @path: its length,
+ * or -1 for any other kind of descriptor. */
+static ssize_t file_path(int fd, struct stat *st, char path[PATH_MAX])
+{
+	char proc[48];
+
+	if (fstat(fd, st) < 0 || !S_ISREG(st->st_mode))
+		return -1;
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+	ssize_t n = readlink(proc, path, PATH_MAX - 1);
+	if (n <= 0)
+		return -1;
+	path[n] = '\0';
+	return n;
+}
+
 /*
  * stdout and stderr that are files outside every write root: the program
  * may write to the descriptors it was given, but opening them again by name
@@ -929,7 +945,7 @@ static void open_stdio_relays(const struct policy *pol, struct log_relay out[2],
 	child_fd[0] = child_fd[1] = child_fd[2] = -1;
 	for (int fd = 1; fd <= 2; fd++) {
 		struct log_relay *r = &out[fd - 1];
-		char proc[32], path[PATH_MAX];
+		char path[PATH_MAX];
 		struct decision d;
 		struct stat st;
 		int p[2];
@@ -939,13 +955,9 @@ static void open_stdio_relays(const struct policy *pol, struct log_relay out[2],
 		r->mid = false;
 		r->lines = false;
 		r->held = 0;
-		if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
+		ssize_t n = file_path(fd, &st, path);
+		if (n < 0)
 			continue;
-		snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
-		ssize_t n = readlink(proc, path, sizeof(path) - 1);
-		if (n <= 0)
-			continue;
-		path[n] = '\0';
 		policy_decide_path(pol, OP_WRITE_DATA, path, (size_t)n, &d);
 		if (d.allow)
 			continue;
@@ -1192,22 +1204,18 @@ static void hold_back_descriptors(const struct policy *pol)
 	if (!dir)
 		return;
 	while ((e = readdir(dir))) {
-		char *end, proc[48], path[PATH_MAX];
+		char *end, path[PATH_MAX];
 		long fd = strtol(e->d_name, &end, 10);
 		struct stat st;
 		struct decision d;
 		const char *why = NULL;
 		int fdfl;
 
-		if (*end || e->d_name[0] == '\0' || fd < 3 || fd == dirfd(dir) || fd == log_fd ||
-		    (fdfl = fcntl((int)fd, F_GETFD)) < 0 || (fdfl & FD_CLOEXEC) ||
-		    fstat((int)fd, &st) < 0 || !S_ISREG(st.st_mode))
+		ssize_t n;
+		if (*end || e->d_name[0] == '\0' || fd < 3 || fd > INT_MAX || fd == dirfd(dir) ||
+		    fd == log_fd || (fdfl = fcntl((int)fd, F_GETFD)) < 0 || (fdfl & FD_CLOEXEC) ||
+		    (n = file_path((int)fd, &st, path)) < 0)
 			continue;
-		snprintf(proc, sizeof(proc), "/proc/self/fd/%ld", fd);
-		ssize_t n = readlink(proc, path, sizeof(path) - 1);
-		if (n <= 0)
-			continue;
-		path[n] = '\0';
 		if (n > (ssize_t)sizeof(deleted) && strcmp(path + n - sizeof(deleted) + 1, deleted) == 0) {
 			/* A memfd (memfd_create) has no place: nothing to decide. */
 			if (strncmp(path, "/memfd:", 7) == 0)

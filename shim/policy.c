@@ -306,6 +306,17 @@ void policy_decide_net(const struct policy *p, enum op op, int socktype,
 		decide(d, false, REASON_NET_NONE, mode_rule, NULL);
 }
 
+bool policy_listen_binds(const struct sockaddr *sa, socklen_t salen, int socktype)
+{
+	if (sa->sa_family == AF_INET && socktype == SOCK_STREAM &&
+	    salen >= (socklen_t)sizeof(struct sockaddr_in))
+		return ((const struct sockaddr_in *)sa)->sin_port == 0;
+	if (sa->sa_family == AF_INET6 && socktype == SOCK_STREAM && salen >= SIN6_LEN_MIN)
+		return ((const struct sockaddr_in6 *)sa)->sin6_port == 0;
+	return sa->sa_family == AF_UNIX && salen > offsetof(struct sockaddr_un, sun_path) &&
+	       ((const struct sockaddr_un *)sa)->sun_path[0] == '\0';
+}
+
 const char *op_name(enum op op)
 {
 	static const char *const names[OP__COUNT] = {

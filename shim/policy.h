@@ -183,6 +183,12 @@ void policy_decide_path(const struct policy *p, enum op op, const char *path, si
 void policy_decide_net(const struct policy *p, enum op op, int socktype,
 		       const struct sockaddr *sa, socklen_t salen, struct decision *d);
 
+/* Whether listen(2) on a socket of @socktype bound to @sa (its name, as
+ * getsockname gives it) is a bind the policy decides (policy_decide_net,
+ * OP_BIND): a TCP socket bound to no port, which listen binds to one at
+ * random, or a unix socket bound to an abstract name. */
+bool policy_listen_binds(const struct sockaddr *sa, socklen_t salen, int socktype);
+
 const char *op_name(enum op op);
 const char *reason_text(enum reason r);
 

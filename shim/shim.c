@@ -2036,14 +2036,7 @@ enum shim_verdict shim_begin_listen(enum shim_sym sym, int fd)
 		return SHIM_PASS;  /* not a socket: the kernel says so */
 	}
 	const struct sockaddr *sa = (const struct sockaddr *)&ss;
-	bool decide_it = false;
-	if ((sa->sa_family == AF_INET || sa->sa_family == AF_INET6) && type == SOCK_STREAM)
-		decide_it = (sa->sa_family == AF_INET ? ((const struct sockaddr_in *)sa)->sin_port
-						      : ((const struct sockaddr_in6 *)sa)->sin6_port) == 0;
-	else if (sa->sa_family == AF_UNIX)
-		decide_it = len > offsetof(struct sockaddr_un, sun_path) &&
-			    ((const struct sockaddr_un *)sa)->sun_path[0] == '\0';
-	if (!decide_it) {
+	if (!policy_listen_binds(sa, len, type)) {
 		errno = saved;
 		return SHIM_PASS;
 	}

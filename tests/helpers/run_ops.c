@@ -318,6 +318,19 @@ static int sock_addr(const char *host, const char *port, struct sockaddr_in *sa)
 	return 0;
 }
 
+/* @path as a unix socket address in *@sun: its length. */
+static socklen_t unix_path_addr(const char *path, struct sockaddr_un *sun)
+{
+	size_t n = strlen(path);
+
+	if (n >= sizeof(sun->sun_path))
+		usage("unix socket path too long");
+	memset(sun, 0, sizeof(*sun));
+	sun->sun_family = AF_UNIX;
+	memcpy(sun->sun_path, path, n);
+	return (socklen_t)(offsetof(struct sockaddr_un, sun_path) + n + 1);
+}
+
 /* A step of an operation: on failure, record which one and errno. */
 struct outcome {
 	long ret;
@@ -1263,47 +1276,35 @@ int main(int argc, char **argv)
 			if (s >= 0)
 				syscall(SYS_close, s);
 		} else if (strcmp(op, "sys-unix") == 0 || strcmp(op, "sys-unix-dgram") == 0) {
-			struct sockaddr_un sun = { .sun_family = AF_UNIX };
+			struct sockaddr_un sun;
+			socklen_t len = unix_path_addr(a[0], &sun);
 			bool dgram = strcmp(op, "sys-unix-dgram") == 0;
 			int type = dgram ? SOCK_DGRAM : SOCK_STREAM;
-			size_t n = strlen(a[0]);
 			long s = -1;
-			if (n >= sizeof(sun.sun_path))
-				usage("unix socket path too long");
 			if (!dgram && strcmp(a[1], "nonblock") == 0)
 				type |= SOCK_NONBLOCK;
 			else if (!dgram && strcmp(a[1], "block") != 0)
 				usage("sys-unix: HOW is block or nonblock");
-			memcpy(sun.sun_path, a[0], n);
 			STEP(&o, "socket", s = syscall(SYS_socket, AF_UNIX, type, 0));
-			STEP(&o, "connect", syscall(SYS_connect, s, &sun,
-						    offsetof(struct sockaddr_un, sun_path) + n + 1));
+			STEP(&o, "connect", syscall(SYS_connect, s, &sun, len));
 			STEP(&o, "write", syscall(SYS_write, s, "hello", 5));
 			if (s >= 0)
 				syscall(SYS_close, s);
 		} else if (strcmp(op, "sys-unix-sendto") == 0) {
-			struct sockaddr_un sun = { .sun_family = AF_UNIX };
-			size_t n = strlen(a[0]);
+			struct sockaddr_un sun;
+			socklen_t len = unix_path_addr(a[0], &sun);
 			long s = -1, sent = 0;
-			if (n >= sizeof(sun.sun_path))
-				usage("unix socket path too long");
-			memcpy(sun.sun_path, a[0], n);
 			STEP(&o, "socket", s = syscall(SYS_socket, AF_UNIX, SOCK_DGRAM, 0));
-			STEP(&o, "sendto", sent = syscall(SYS_sendto, s, a[1], strlen(a[1]), 0, &sun,
-							  offsetof(struct sockaddr_un, sun_path) + n + 1));
+			STEP(&o, "sendto", sent = syscall(SYS_sendto, s, a[1], strlen(a[1]), 0, &sun, len));
 			if (o.ret >= 0)
 				o.ret = sent;
 			if (s >= 0)
 				syscall(SYS_close, s);
 		} else if (strcmp(op, "sys-unix-fill") == 0 ||
 			   strcmp(op, "sys-unix-sendto-alarm") == 0) {
-			struct sockaddr_un sun = { .sun_family = AF_UNIX };
-			size_t n = strlen(a[0]);
-			socklen_t len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + n + 1);
+			struct sockaddr_un sun;
+			socklen_t len = unix_path_addr(a[0], &sun);
 			long s = -1, r;
-			if (n >= sizeof(sun.sun_path))
-				usage("unix socket path too long");
-			memcpy(sun.sun_path, a[0], n);
 			STEP(&o, "socket", s = syscall(SYS_socket, AF_UNIX, SOCK_DGRAM, 0));
 			if (o.ret >= 0 && op[9] == 'f') {
 				while ((r = syscall(SYS_sendto, s, "fill", 4, MSG_DONTWAIT, &sun, len)) == 4)
@@ -1320,18 +1321,14 @@ int main(int argc, char **argv)
 			if (s >= 0)
 				syscall(SYS_close, s);
 		} else if (strcmp(op, "sys-unix-sendto-n") == 0) {
-			struct sockaddr_un sun = { .sun_family = AF_UNIX };
-			size_t n = strlen(a[0]);
+			struct sockaddr_un sun;
+			socklen_t len = unix_path_addr(a[0], &sun);
 			long s = -1, count = num(a[1]);
 			char msg[24];
-			if (n >= sizeof(sun.sun_path))
-				usage("unix socket path too long");
-			memcpy(sun.sun_path, a[0], n);
 			STEP(&o, "socket", s = syscall(SYS_socket, AF_UNIX, SOCK_DGRAM, 0));
 			for (long k = 0; o.ret >= 0 && k < count; k++) {
 				int m = snprintf(msg, sizeof(msg), "%ld", k);
-				STEP(&o, "sendto", syscall(SYS_sendto, s, msg, (size_t)m, 0, &sun,
-							   offsetof(struct sockaddr_un, sun_path) + n + 1));
+				STEP(&o, "sendto", syscall(SYS_sendto, s, msg, (size_t)m, 0, &sun, len));
 				if (o.ret >= 0)
 					o.ret = k + 1;
 			}
