@@ -33,7 +33,9 @@
  * bytes are sent by cordon on the program's socket, to the address decided.
  *
  * Under net none, listen(2) comes too: on a TCP socket bound to no port it
- * binds one at random, and Landlock checks bind(2) only.
+ * binds one at random, and Landlock checks bind(2) only. And bind(2)
+ * itself (supervise_bind): an abstract unix name is out of Landlock's
+ * sight, and a datagram socket needs no listen.
  */
 #ifdef __linux__
 
@@ -87,7 +89,7 @@
 #endif
 
 enum meta { M_CHMOD, M_CHOWN, M_UTIME, M_UTIMES, M_UTIMENS, M_UTIMENS64, M_SETXATTR, M_RMXATTR,
-	    M_CONNECT, M_CHROOT, M_LISTEN, M_IOCTL, M_SENDTO };
+	    M_CONNECT, M_CHROOT, M_LISTEN, M_IOCTL, M_SENDTO, M_BIND };
 
 /* When the filter sends a call here: always, under net none only, or as
  * seccomp-rules.c's own rules for it say (ioctl: the commands of
@@ -134,6 +136,9 @@ static const struct meta_call {
 	/* listen(2) on a socket bound to no port binds one at random, which
 	 * Landlock's bind rule does not see (supervise_listen). */
 	{ "listen", M_LISTEN, -1, -1, -1, false, NET_NONE_ONLY },
+	/* bind(2) under net none: a unix datagram socket bound to an
+	 * abstract name needs no listen to receive (supervise_bind). */
+	{ "bind", M_BIND, -1, -1, -1, false, NET_NONE_ONLY },
 	/* The ioctls that change an inode's attributes (supervised_ioctls). */
 	{ "ioctl", M_IOCTL, 0, -1, -1, false, BY_ARGUMENTS },
 	/* A datagram to a unix socket by its path (supervise_sendto). */
@@ -148,6 +153,8 @@ static const struct meta_call socketcall_listen = { "listen", M_LISTEN, -1, -1, 
 						     NET_NONE_ONLY };
 static const struct meta_call socketcall_sendto = { "sendto", M_SENDTO, -1, -1, -1, false,
 						     BY_ARGUMENTS };
+static const struct meta_call socketcall_bind = { "bind", M_BIND, -1, -1, -1, false,
+						   NET_NONE_ONLY };
 
 /*
  * The ioctls that change a file's attributes with no more than a
@@ -306,20 +313,29 @@ static bool same_inode(const struct stat *a, const struct stat *b)
 	return a->st_dev == b->st_dev && a->st_ino == b->st_ino;
 }
 
+/* /proc/@pid/status into @buf, NUL-terminated. 0 or -ESRCH. */
+static int read_status(pid_t pid, char *buf, size_t size)
+{
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -ESRCH;
+	ssize_t n = read(fd, buf, size - 1);
+	close(fd);
+	if (n <= 0)
+		return -ESRCH;
+	buf[n] = '\0';
+	return 0;
+}
+
 /* @unshare: the policy lets the program make user namespaces (userns yes). */
 static int read_creds(pid_t pid, bool unshare, struct creds *c)
 {
 	char path[64], buf[4096];
 	c->as_self = false;
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	if (read_status(pid, buf, sizeof(buf)))
 		return -ESRCH;
-	ssize_t n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return -ESRCH;
-	buf[n] = '\0';
 	unsigned long r, e, s, f;
 	char *p;
 	if (!(p = strstr(buf, "\nUid:")) || sscanf(p + 5, "%lu %lu %lu %lu", &r, &e, &s, &f) != 4)
@@ -654,6 +670,7 @@ static int read_times(pid_t pid, const struct seccomp_data *d, struct request *q
 	case M_LISTEN:
 	case M_IOCTL:
 	case M_SENDTO:
+	case M_BIND:
 		break;
 	}
 	return 0;
@@ -671,6 +688,7 @@ static const struct meta_call *find_call(const struct seccomp_data *d)
 			return d->args[0] == SYS_CONNECT  ? &socketcall_connect
 			       : d->args[0] == SYS_LISTEN ? &socketcall_listen
 			       : d->args[0] == SYS_SENDTO ? &socketcall_sendto
+			       : d->args[0] == SYS_BIND   ? &socketcall_bind
 							  : NULL;
 		return s->call < sizeof(calls) / sizeof(calls[0]) ? &calls[s->call] : NULL;
 	}
@@ -839,6 +857,7 @@ static int read_request(pid_t pid, const struct seccomp_data *d, struct request 
 	case M_CHROOT:
 	case M_LISTEN:
 	case M_SENDTO:
+	case M_BIND:
 		break;
 	}
 	return 0;
@@ -928,6 +947,7 @@ static int perform(int fd, const struct request *q, const void *xvalue)
 	case M_CHROOT:
 	case M_LISTEN:
 	case M_SENDTO:
+	case M_BIND:
 		errno = ENOSYS;  /* supervise_connect's; supervise_one's */
 		break;
 	}
@@ -1193,6 +1213,32 @@ static int read_address(struct sock_job *j, pid_t pid, uint64_t fd, uint64_t add
 }
 
 /*
+ * The address and the socket of a call (fd, addr, len), connect's and
+ * bind's: from its arguments, or i386 socketcall's words in memory
+ * (@indirect), into j->sa, j->len and j->sock, with the socket's @domain
+ * and @type. 0 or -errno (j->sock is then -1).
+ */
+static int take_addressed(int listener, const struct seccomp_notif *req, bool indirect,
+			  struct sock_job *j, int *domain, int *type)
+{
+	pid_t pid = (pid_t)req->pid;
+	uint64_t fd = req->data.args[0], addr = req->data.args[1], len = req->data.args[2];
+	int r;
+
+	if (indirect) {
+		uint32_t a[3];
+		if ((r = peek(pid, req->data.args[1], a, sizeof(a))))
+			return r;
+		fd = a[0];
+		addr = a[1];
+		len = a[2];
+	}
+	if ((r = read_address(j, pid, fd, addr, len)))
+		return r;
+	return take_socket(listener, req, (uint32_t)fd, &j->sock, domain, type);
+}
+
+/*
  * Decide @j's address, read from the program @pid, for its socket of
  * @domain and @type. A unix pathname is resolved as the kernel would, with
  * the program's identity, into j->obj (an O_PATH descriptor of the socket
@@ -1275,24 +1321,12 @@ static int supervise_connect(int listener, const struct seccomp_notif *req, bool
 			     const struct policy *pol, struct supervise_event *ev)
 {
 	pid_t pid = (pid_t)req->pid;
-	uint64_t fd = req->data.args[0], addr = req->data.args[1], len = req->data.args[2];
 	struct sock_job j = { .next = NULL, .id = req->id, .sock = -1, .obj = -1, .sigpipe = -1 };
 	int r, domain = 0, type = 0;
 
 	ev->op = "connect";
-	if (indirect) {
-		uint32_t a[3];
-		if ((r = peek(pid, req->data.args[1], a, sizeof(a))))
-			return r;
-		fd = a[0];
-		addr = a[1];
-		len = a[2];
-	}
-	if ((r = read_address(&j, pid, fd, addr, len)))
+	if ((r = take_addressed(listener, req, indirect, &j, &domain, &type)))
 		return r;
-	fd = (uint32_t)fd;
-	if ((r = take_socket(listener, req, fd, &j.sock, &domain, &type)))
-		goto out;
 
 	if ((r = decide_address(&j, pid, domain, type, pol, ev)))
 		goto out;
@@ -1448,6 +1482,194 @@ out:
 	return r;
 }
 
+/* The umask of process @pid (Linux 4.7's "Umask:" in /proc/PID/status),
+ * into *@mask. 0 or -ESRCH. */
+static int umask_of(pid_t pid, mode_t *mask)
+{
+	char buf[4096];
+	if (read_status(pid, buf, sizeof(buf)))
+		return -ESRCH;
+	const char *p = strstr(buf, "\nUmask:");
+	if (!p)
+		return -ESRCH;
+	*mask = (mode_t)strtoul(p + 7, NULL, 8) & 0777;
+	return 0;
+}
+
+/*
+ * Bind the program's unix socket @sock to the pathname @path (at most
+ * sun_path's length), read from thread @pid, as the kernel would have: the
+ * directory is found with the program's identity, from its working
+ * directory when @path is relative; the new name is decided as a write
+ * there (Landlock's MAKE_SOCK, which cordon's bind does not meet); the
+ * socket file is made by cordon's main thread from inside that directory
+ * (the name as given, trailing slashes and all, so that the kernel's
+ * errors are its own), owned by the program's fsuid and fsgid, with the
+ * program's umask. 0 or -errno.
+ */
+static int bind_path(int sock, const char *path, pid_t pid, const struct policy *pol,
+		     struct supervise_event *ev)
+{
+	static int home = -1;  /* cordon's own working directory, to return to */
+	char view[PATH_MAX], dir[PATH_MAX];
+	struct creds c;
+	mode_t mask;
+	int r, base = AT_FDCWD, dfd = -1;
+
+	snprintf(view, sizeof(view), "%s", path);
+	snprintf(ev->path, sizeof(ev->path), "%s", path);
+	if (!same_root(pid)) {
+		ev->refused = true;
+		ev->why = "the program changed its root directory (chroot)";
+		return -EACCES;
+	}
+	if ((r = program_view(view, sizeof(view), pid)))
+		return r;
+	/* The last component, trailing slashes kept with it. */
+	size_t end = strlen(view);
+	while (end > 1 && view[end - 1] == '/')
+		end--;
+	size_t cut = end;
+	while (cut > 0 && view[cut - 1] != '/')
+		cut--;
+	const char *name = view + cut;
+	size_t namelen = end - cut;
+	if (cut == 0)
+		snprintf(dir, sizeof(dir), ".");
+	else
+		snprintf(dir, sizeof(dir), "%.*s", (int)cut, view);
+	if (namelen == 0 || (namelen == 1 && name[0] == '.') ||
+	    (namelen == 2 && name[0] == '.' && name[1] == '.'))
+		return -EADDRINUSE;  /* "/", "." or "..": there already */
+
+	if ((r = umask_of(pid, &mask)) ||
+	    (r = creds_of(pid, CAPS_FILE, pol->userns.value, &c)))
+		return r;
+	if (view[0] != '/') {
+		char cwd[64];
+		snprintf(cwd, sizeof(cwd), "/proc/%d/cwd", (int)pid);
+		if ((base = open(cwd, O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
+			return -ESRCH;
+	}
+	if (home < 0 && (home = open(".", O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
+		r = -errno;
+	if (r == 0 && (r = creds_assume(&c, CAPS_FILE)) == 0) {
+		dfd = openat(base, dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+		r = dfd < 0 ? -errno : 0;
+	}
+	if (base >= 0)
+		close(base);
+	if (r)
+		goto out;
+
+	/* Decided where it would be made: the directory as found, and the
+	 * name. */
+	char link[64], full[PATH_MAX];
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", dfd);
+	ssize_t got = readlink(link, full, sizeof(full) - 1);
+	if (got <= 0 || full[0] != '/') {
+		r = -ENOENT;
+		goto out;
+	}
+	full[got] = '\0';
+	int len = snprintf(ev->path, sizeof(ev->path), "%s%s%.*s", full,
+			   got > 1 ? "/" : "", (int)namelen, name);
+	policy_decide_path(pol, OP_WRITE, ev->path, (size_t)len, &ev->d);
+	if (!ev->d.allow) {
+		ev->refused = true;
+		r = -EACCES;
+		goto out;
+	}
+	struct sockaddr_un un = { .sun_family = AF_UNIX };
+	size_t n = strlen(name);
+	memcpy(un.sun_path, name, n);
+	/* The working directory and the umask are the whole process's: the
+	 * pool's threads name every file by an absolute path and make none,
+	 * and cordon opened its own files before the program started. */
+	mode_t old = umask(mask);
+	bool moved = fchdir(dfd) == 0;
+	if (!moved)
+		r = -errno;
+	else if (bind(sock, (struct sockaddr *)&un,
+		      (socklen_t)(offsetof(struct sockaddr_un, sun_path) + n + 1)) < 0)
+		r = -errno;
+	creds_restore();
+	/* Back, as cordon: into the directory it stood in, by a descriptor
+	 * of it (it can fail only for one cordon could not search). */
+	int back = moved ? fchdir(home) : 0;
+	(void)back;
+	umask(old);
+out:
+	creds_restore();
+	if (dfd >= 0)
+		close(dfd);
+	return r;
+}
+
+/*
+ * bind(fd, addr, len), under net none. Landlock decides a TCP bind's port
+ * and a unix socket file's making, but not a unix socket's abstract name:
+ * a datagram socket bound to one receives what programs outside send to
+ * that name (net none keeps the host's network namespace), with no listen
+ * to refuse (supervise_listen). The filter cannot tell one bind from
+ * another (the address is in memory, the socket a number), so every bind
+ * comes here, and is made by cordon on the program's own socket, with the
+ * address read and decided: the policy's net-bind ports (the call is made
+ * outside the sandbox's Landlock domain, whose bind rules it does not
+ * meet), an abstract name as the network mode says, a pathname as a write
+ * (bind_path), an unnamed unix address (the kernel picks an abstract name
+ * of its own: no name a program outside would know) as it is.
+ */
+static int supervise_bind(int listener, const struct seccomp_notif *req, bool indirect,
+			  const struct policy *pol, struct supervise_event *ev)
+{
+	const size_t off = offsetof(struct sockaddr_un, sun_path);
+	pid_t pid = (pid_t)req->pid;
+	struct sock_job j = { .next = NULL, .id = req->id, .sock = -1, .obj = -1, .sigpipe = -1 };
+	const struct sockaddr_un *un = (const struct sockaddr_un *)&j.sa;
+	int r, domain = 0, type = 0;
+
+	ev->op = "bind";
+	if ((r = take_addressed(listener, req, indirect, &j, &domain, &type)))
+		return r;
+	if (domain == AF_UNIX && j.sa.ss_family == AF_UNIX && j.len > off && un->sun_path[0]) {
+		char path[sizeof(un->sun_path) + 1];
+		if (j.len > sizeof(struct sockaddr_un)) {
+			r = -EINVAL;
+			goto out;
+		}
+		size_t n = strnlen(un->sun_path, j.len - off);
+		memcpy(path, un->sun_path, n);
+		path[n] = '\0';
+		r = bind_path(j.sock, path, pid, pol, ev);
+		goto out;
+	}
+	if (domain != AF_UNIX || (j.sa.ss_family == AF_UNIX && j.len > off)) {
+		/* An address or an abstract name. IPv4's bind takes AF_UNSPEC
+		 * for AF_INET (with INADDR_ANY): decided as what it binds. */
+		struct sockaddr_storage as = j.sa;
+		if (domain == AF_INET && as.ss_family == AF_UNSPEC)
+			as.ss_family = AF_INET;
+		policy_decide_net(pol, OP_BIND, type, (const struct sockaddr *)&as, j.len, &ev->d);
+		log_format_addr(ev->path, sizeof(ev->path), (const struct sockaddr *)&as, j.len, type);
+		if (!ev->d.allow) {
+			ev->refused = true;
+			r = -EACCES;
+			goto out;
+		}
+	}
+	/* A port below 1024 takes CAP_NET_BIND_SERVICE: the program's. */
+	struct creds c;
+	const uint64_t relevant = CAP(CAP_NET_BIND_SERVICE);
+	if ((r = creds_of(pid, relevant, pol->userns.value, &c)) == 0 &&
+	    (r = creds_assume(&c, relevant)) == 0)
+		r = bind(j.sock, (const struct sockaddr *)&j.sa, j.len) < 0 ? -errno : 0;
+	creds_restore();
+out:
+	job_close(&j);
+	return r;
+}
+
 int supervise_one(int listener, const struct policy *pol, struct supervise_event *ev)
 {
 	static uint64_t xvalue[XATTR_SIZE_MAX / sizeof(uint64_t)];  /* aligned for read_ioctl */
@@ -1492,6 +1714,10 @@ int supervise_one(int listener, const struct policy *pol, struct supervise_event
 	}
 	if (q.call->kind == M_LISTEN) {
 		r = supervise_listen(listener, &req, q.call == &socketcall_listen, pol, ev);
+		goto reply;
+	}
+	if (q.call->kind == M_BIND) {
+		r = supervise_bind(listener, &req, q.call == &socketcall_bind, pol, ev);
 		goto reply;
 	}
 	if (q.call->kind == M_SENDTO) {

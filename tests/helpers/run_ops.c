@@ -137,6 +137,12 @@
  *   sys-socket-proto PROTO   raw socket(AF_INET, SOCK_STREAM, PROTO) (262: MPTCP)
  *   sys-listen HOST PORT     raw socket(SOCK_STREAM), bound to HOST:PORT unless PORT
  *                            is "-", + listen; INFO: the port it listens on
+ *   sys-abstract-dgram NAME SECONDS
+ *                            raw socket(AF_UNIX, SOCK_DGRAM), bound to "\0NAME", then
+ *                            waits SECONDS and reports how many datagrams it received
+ *                            (RET)
+ *   sys-unix-bind PATH MASK  raw umask(MASK) (octal) + socket(AF_UNIX, SOCK_STREAM) +
+ *                            bind to PATH ("-": no name, the kernel picks one)
  *   sys-abstract-listen NAME SECONDS
  *                            raw socket(AF_UNIX, SOCK_STREAM), bound to "\0NAME", +
  *                            listen, then waits SECONDS and reports how many
@@ -316,6 +322,20 @@ static int sock_addr(const char *host, const char *port, struct sockaddr_in *sa)
 	if (inet_pton(AF_INET, host, &sa->sin_addr) != 1)
 		usage("not a numeric IPv4 address");
 	return 0;
+}
+
+/* "\0@name" as a unix socket address in *@sun (an abstract name): its
+ * length. */
+static socklen_t abstract_addr(const char *name, struct sockaddr_un *sun)
+{
+	size_t n = strlen(name);
+
+	if (n + 1 > sizeof(sun->sun_path))
+		usage("abstract name too long");
+	memset(sun, 0, sizeof(*sun));
+	sun->sun_family = AF_UNIX;
+	memcpy(sun->sun_path + 1, name, n);
+	return (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + n);
 }
 
 /* @path as a unix socket address in *@sun: its length. */
@@ -895,7 +915,7 @@ static const struct {
 	{ "sys-unix-sendto", 2 }, { "sys-unix-sendto-n", 2 }, { "sys-unix-fill", 1 },
 	{ "sys-unix-sendto-alarm", 1 },
 	{ "sys-tfo", 3 }, { "sys-socket-proto", 1 }, { "sys-listen", 2 },
-	{ "sys-abstract-listen", 2 }, { "sys-shm-rm", 1 }, { "sys-mq-unlink", 1 }, { "sys-mq-create", 1 },
+	{ "sys-abstract-listen", 2 }, { "sys-abstract-dgram", 2 }, { "sys-unix-bind", 2 }, { "sys-shm-rm", 1 }, { "sys-mq-unlink", 1 }, { "sys-mq-create", 1 },
 	{ "sys-read", 1 }, { "read", 1 }, { "sys-kill", 2 }, { "sys-ptrace", 1 },
 	{ "sys-capdrop", 1 }, { "vfork-threads", 3 },
 	{ "tiocsti", 0 }, { "fork", 1 }, { "sys-fork", 1 }, { "thread", 0 },
@@ -1231,16 +1251,37 @@ int main(int argc, char **argv)
 				snprintf(info, sizeof(info), "%u", (unsigned)ntohs(sa.sin_port));
 			if (s >= 0)
 				syscall(SYS_close, s);
-		} else if (strcmp(op, "sys-abstract-listen") == 0) {
+		} else if (strcmp(op, "sys-abstract-dgram") == 0) {
+			struct sockaddr_un sun;
+			socklen_t len = abstract_addr(a[0], &sun);
+			char buf[64];
+			long s = -1;
+			STEP(&o, "socket", s = syscall(SYS_socket, AF_UNIX, SOCK_DGRAM | SOCK_NONBLOCK, 0));
+			STEP(&o, "bind", syscall(SYS_bind, s, &sun, len));
+			if (o.ret >= 0) {
+				sleep((unsigned)num(a[1]));
+				while (syscall(SYS_recvfrom, s, buf, sizeof(buf), 0, NULL, NULL) >= 0)
+					o.ret++;
+			}
+			if (s >= 0)
+				syscall(SYS_close, s);
+		} else if (strcmp(op, "sys-unix-bind") == 0) {
 			struct sockaddr_un sun = { .sun_family = AF_UNIX };
-			size_t n = strlen(a[0]);
+			socklen_t len = sizeof(sa_family_t);
+			long s = -1;
+			if (strcmp(a[0], "-") != 0)
+				len = unix_path_addr(a[0], &sun);
+			syscall(SYS_umask, (mode_t)strtoul(a[1], NULL, 8));
+			STEP(&o, "socket", s = syscall(SYS_socket, AF_UNIX, SOCK_STREAM, 0));
+			STEP(&o, "bind", syscall(SYS_bind, s, &sun, len));
+			if (s >= 0)
+				syscall(SYS_close, s);
+		} else if (strcmp(op, "sys-abstract-listen") == 0) {
+			struct sockaddr_un sun;
+			socklen_t len = abstract_addr(a[0], &sun);
 			long s = -1, c;
-			if (n + 1 > sizeof(sun.sun_path))
-				usage("abstract name too long");
-			memcpy(sun.sun_path + 1, a[0], n);
 			STEP(&o, "socket", s = syscall(SYS_socket, AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0));
-			STEP(&o, "bind", syscall(SYS_bind, s, &sun,
-						 offsetof(struct sockaddr_un, sun_path) + 1 + n));
+			STEP(&o, "bind", syscall(SYS_bind, s, &sun, len));
 			STEP(&o, "listen", syscall(SYS_listen, s, 4));
 			if (o.ret >= 0) {
 				sleep((unsigned)num(a[1]));
@@ -1264,15 +1305,11 @@ int main(int argc, char **argv)
 			if (q >= 0)
 				syscall(SYS_close, q);
 		} else if (strcmp(op, "sys-abstract") == 0) {
-			struct sockaddr_un sun = { .sun_family = AF_UNIX };
-			size_t n = strlen(a[0]);
+			struct sockaddr_un sun;
+			socklen_t len = abstract_addr(a[0], &sun);
 			long s = -1;
-			if (n + 1 > sizeof(sun.sun_path))
-				usage("abstract name too long");
-			memcpy(sun.sun_path + 1, a[0], n);
 			STEP(&o, "socket", s = syscall(SYS_socket, AF_UNIX, SOCK_STREAM, 0));
-			STEP(&o, "connect", syscall(SYS_connect, s, &sun,
-						    offsetof(struct sockaddr_un, sun_path) + 1 + n));
+			STEP(&o, "connect", syscall(SYS_connect, s, &sun, len));
 			if (s >= 0)
 				syscall(SYS_close, s);
 		} else if (strcmp(op, "sys-unix") == 0 || strcmp(op, "sys-unix-dgram") == 0) {

@@ -769,35 +769,108 @@ static bool abstract_connects(const char *name, int ms)
 	return false;
 }
 
-/* Abstract unix names are the host's under net none (it keeps the host's
- * network namespace): a program listening on one would take connections
- * from outside, meant for the service whose name it took. Its bind is
- * not seen by the kernel layer (a static program), its listen is refused;
- * with net all (the control) the listener takes our connection. */
-Test(escape, abstract_name_listener_refused, .init = setup, .fini = teardown, .timeout = 30)
+/* Send datagrams to the abstract unix name @name for up to @ms
+ * milliseconds: whether one was taken (sendto returned). */
+static bool abstract_datagram_sent(const char *name, int ms)
 {
+	struct sockaddr_un sun = { .sun_family = AF_UNIX };
+	socklen_t len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + strlen(name));
+	int s = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	bool sent = false;
+
+	memcpy(sun.sun_path + 1, name, strlen(name));
+	for (int t = 0; t < ms && !sent; t += 10) {
+		sent = sendto(s, "squat", 5, MSG_DONTWAIT, (struct sockaddr *)&sun, len) == 5;
+		if (!sent)
+			usleep(10000);
+	}
+	close(s);
+	return sent;
+}
+
+/* Abstract unix names are the host's under net none (it keeps the host's
+ * network namespace): a program's socket bound to one would take what
+ * programs outside send to that name, meant for the service whose name it
+ * took: a listener their connections, a datagram socket (which needs no
+ * listen) their datagrams. A static program's bind to the name is refused
+ * by the supervisor; with net all (the control) our connection or
+ * datagram reaches the program. */
+struct squatter {
+	const char *op;                       /* the driver's: bind, then count */
+	bool (*reach)(const char *name, int ms);
+};
+
+static const struct squatter squatters[] = {
+	{ "sys-abstract-listen", abstract_connects },
+	{ "sys-abstract-dgram", abstract_datagram_sent },
+};
+
+ParameterizedTestParameters(escape, abstract_name_squatter_refused)
+{
+	INDEX_PARAMS(squatters);
+}
+
+ParameterizedTest(size_t *variant, escape, abstract_name_squatter_refused, .init = setup,
+		  .fini = teardown, .timeout = 30)
+{
+	const struct squatter *q = &squatters[*variant];
 	const char *name = fmt("cordon-run-squat-%d", (int)getpid());
 
 	need_seccomp();
-	pid_t pid = spawn(cordon_argv("run", NULL, ARGS(ops_static, "sys-abstract-listen", name, "2")),
-			  NULL, FAKE_NONE);
-	bool reached = abstract_connects(name, 1500);
+	pid_t pid = spawn(cordon_argv("run", NULL, ARGS(ops_static, q->op, name, "2")), NULL,
+			  FAKE_NONE);
+	bool reached = q->reach(name, 1500);
 	finish(pid);
 	expect_exit(0);
-	EXPECT(NO("sys-abstract-listen", EACCES));
-	cr_expect_str_eq(got[0].info, "listen");
-	cr_expect_not(reached, "a connection of ours reached the program's listener");
-	cr_expect(strstr(R.err, fmt("deny bind unix:@%s (listen)", name)), "stderr:\n%s", R.err);
+	EXPECT(NO(q->op, EACCES));
+	cr_expect_str_eq(got[0].info, "bind");
+	cr_expect_not(reached, "%s: we reached the program's socket", q->op);
+	cr_expect(strstr(R.err, fmt("deny bind unix:@%s (bind)", name)) &&
+			  strstr(R.err, "[supervisor]"),
+		  "stderr:\n%s", R.err);
 
 	policy("net all\n");
-	pid = spawn(cordon_argv("run", NULL, ARGS(ops_static, "sys-abstract-listen", name, "2")),
-		    NULL, FAKE_NONE);
-	reached = abstract_connects(name, 1500);
+	pid = spawn(cordon_argv("run", NULL, ARGS(ops_static, q->op, name, "2")), NULL, FAKE_NONE);
+	reached = q->reach(name, 1500);
 	finish(pid);
 	expect_exit(0);
-	cr_expect(reached, "the control: no connection to the program's listener");
+	cr_expect(reached, "the control: %s: we did not reach the program's socket", q->op);
 	cr_assert_eq(results(got, 64), 1, "stdout:\n%s", R.out);
-	cr_expect_eq(got[0].ret, 1, "the program accepted %ld connections", got[0].ret);
+	cr_expect_eq(got[0].ret, 1, "%s: the program took %ld", q->op, got[0].ret);
+}
+
+/* Under net none the supervisor makes every bind (the filter cannot tell
+ * an abstract name from a path): a static program's unix socket files are
+ * made inside the root as the kernel would make them (the program's
+ * umask, its working directory, its errors), and refused outside, through
+ * a symlink too, leaving nothing there. */
+Test(escape, unix_socket_bind_decided_as_a_write, .init = setup, .fini = teardown,
+     .timeout = 30)
+{
+	struct stat st;
+
+	need_seccomp();
+	cr_assert_eq(symlink("../outside", tp("root/away")), 0);
+	run(NULL, ARGS(ops_static, "sys-unix-bind", "root/s1", "027", "sys-unix-bind", tp("root/s2"),
+		       "0", "sys-unix-bind", "root/s1", "0", "sys-unix-bind", "root/no/s", "0",
+		       "sys-unix-bind", "root/s3/", "0", "sys-unix-bind", "-", "0", "sys-unix-bind",
+		       "outside/s4", "0", "sys-unix-bind", tp("outside/s5"), "0", "sys-unix-bind",
+		       "root/away/s6", "0"));
+	expect_exit(0);
+	EXPECT(OK("sys-unix-bind"), OK("sys-unix-bind"), NO("sys-unix-bind", EADDRINUSE),
+	       NO("sys-unix-bind", ENOENT), NO("sys-unix-bind", ENOENT), OK("sys-unix-bind"),
+	       NO("sys-unix-bind", EACCES), NO("sys-unix-bind", EACCES), NO("sys-unix-bind", EACCES));
+	cr_assert_eq(lstat(tp("root/s1"), &st), 0, "root/s1 was not made");
+	cr_expect(S_ISSOCK(st.st_mode));
+	cr_expect_eq(st.st_mode & 07777, 0750, "mode %o, want 0750 (umask 027)", st.st_mode & 07777);
+	cr_expect_eq(st.st_uid, geteuid());
+	cr_assert_eq(lstat(tp("root/s2"), &st), 0, "root/s2 was not made");
+	cr_expect_eq(st.st_mode & 07777, 0777, "mode %o, want 0777 (umask 0)", st.st_mode & 07777);
+	expect_outside_intact();
+	cr_expect(strstr(R.err, fmt("deny bind %s (bind)", tp("outside/s4"))) &&
+			  strstr(R.err, fmt("deny bind %s (bind)", tp("outside/s6"))) &&
+			  strstr(R.err, "[supervisor]"),
+		  "stderr:\n%s", R.err);
 }
 
 /* System V IPC and POSIX message queues are reached by no path Landlock
