@@ -176,6 +176,28 @@ static bool deny_beneath(const struct deny_list *dl, const char *dir)
 	return false;
 }
 
+static int grant_except(int ruleset, const struct deny_list *dl, const char *dir,
+			unsigned char dtype, uint64_t rights, char *err, size_t errsize);
+
+/*
+ * Reads beneath /dev, where read-deny is in force: its directories of
+ * plain files (policy_dev_dirs), and its devices every program uses, which
+ * their own rules grant (PATH_DEVICE, with the write rights). No other
+ * device: a disk or a swap device holds the bytes of every file read-deny
+ * keeps, and a console or an input device what the user types.
+ */
+static int grant_dev(int ruleset, const struct deny_list *dl, uint64_t rights, char *err,
+		     size_t errsize)
+{
+	int r = 0;
+
+	if (is_read_deny(dl, "/dev"))
+		return 0;
+	for (size_t i = 0; i < policy_n_dev_dirs && !r; i++)
+		r = grant_except(ruleset, dl, policy_dev_dirs[i], DT_UNKNOWN, rights, err, errsize);
+	return r;
+}
+
 /*
  * Grant @rights beneath @dir except beneath the read-deny entries there.
  * Landlock rules only add, so the exception is made by granting each child
@@ -207,7 +229,9 @@ static int grant_except(int ruleset, const struct deny_list *dl, const char *dir
 				 de->d_name);
 		if (n < 0 || (size_t)n >= sizeof(child))
 			continue;
-		if (deny_beneath(dl, child))
+		if (strcmp(child, "/dev") == 0)
+			r = grant_dev(ruleset, dl, rights, err, errsize);
+		else if (deny_beneath(dl, child))
 			r = grant_except(ruleset, dl, child, de->d_type, rights, err, errsize);
 		else  /* a leaf of the walk: opened by name in @d */
 			r = add_path(ruleset, dirfd(d), de->d_name, de->d_type, rights, false, err,

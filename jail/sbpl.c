@@ -229,7 +229,7 @@ static const char *const base_profile =
  * (policy_add_devices): the DTrace helper dyld opens in every process,
  * and /dev/fd, whose entries only duplicate descriptors already held. */
 static const char *const darwin_devices =
-	"(allow file-write-data file-ioctl\n"
+	"(allow file-read-data file-write-data file-ioctl\n"
 	"  (literal \"/dev/dtracehelper\")\n"
 	"  (subpath \"/dev/fd\"))\n";
 
@@ -372,8 +372,8 @@ int sbpl_profile(const struct policy *pol, sbpl_is_dir_fn *is_dir, FILE *out, ch
 {
 	/* In order: each later one wins over those before it. */
 	static const struct section devices = {
-		PATH_DEVICE, "devices: written and ioctl'd, never created or removed",
-		"allow file-write-data file-ioctl", NULL, NULL, NULL
+		PATH_DEVICE, "devices: read, written and ioctl'd, never created or removed",
+		"allow file-read-data file-write-data file-ioctl", NULL, NULL, NULL
 	};
 	static const struct section writes = {
 		PATH_WRITE, NULL, "allow file-write* network-bind network-outbound", NULL, NULL, NULL
@@ -412,6 +412,12 @@ int sbpl_profile(const struct policy *pol, sbpl_is_dir_fn *is_dir, FILE *out, ch
 		fputs("(allow process-fork)\n", out);
 	fputs("\n;; reads: everywhere, but for read-deny below\n(allow file-read*)\n"
 	      "(allow file-map-executable)\n", out);
+	if (pol->n_read_deny)
+		fputs(";; read-deny is in force: of /dev, only the devices every program uses\n"
+		      ";; (below) are read; a disk holds every file, the denied ones too\n"
+		      "(deny file-read-data (require-all (subpath \"/dev\")\n"
+		      "  (require-any (vnode-type BLOCK-DEVICE) (vnode-type CHARACTER-DEVICE))))\n",
+		      out);
 
 	if ((r = put_section(out, pol, is_dir, &devices, -1)) < 0)
 		return r;

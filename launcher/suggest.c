@@ -410,6 +410,9 @@ static const char *unlearnable(enum reason r)
 		return "it holds a write-deny entry: take that entry out of the policy if the program should";
 	if (r == REASON_DEVICE_ENTRY)
 		return "device entries are never created or removed under cordon";
+	if (r == REASON_DEVICE_READ)
+		return "with read-deny in force, only the common devices are read: a write line "
+		       "for the device allows it";
 	if (r == REASON_POLICY_UNREADABLE)
 		return "the shim could not read its policy";
 	if (r == REASON_KERNEL_LAYER)

@@ -276,6 +276,7 @@ size_t log_hint(char *buf, size_t size, const char *op, const char *target, enum
 	case REASON_KERNEL_LAYER:
 	case REASON_DEVICE:
 	case REASON_DEVICE_ENTRY:
+	case REASON_DEVICE_READ:
 	case REASON_READ_DENY:
 	case REASON_WRITE_DENY:
 	case REASON_HOLDS_WRITE_DENY:

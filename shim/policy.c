@@ -105,6 +105,24 @@ static const char *const devices[] = {
 
 static const struct rule device_rule = { NULL, "built-in", 0, "" };
 
+const char *const policy_dev_dirs[] = { "/dev/shm", "/dev/mqueue", "/dev/hugepages" };
+const size_t policy_n_dev_dirs = sizeof(policy_dev_dirs) / sizeof(policy_dev_dirs[0]);
+
+/* A read of @path that read-deny's /dev rule refuses (policy_dev_dirs):
+ * beneath /dev, not in one of those directories. */
+static bool dev_read_refused(const char *path, size_t len)
+{
+	if (len <= 5 || memcmp(path, "/dev/", 5) != 0)
+		return false;
+	for (size_t i = 0; i < policy_n_dev_dirs; i++) {
+		size_t n = strlen(policy_dev_dirs[i]);
+		if (len >= n && memcmp(path, policy_dev_dirs[i], n) == 0 &&
+		    (len == n || path[n] == '/'))
+			return false;
+	}
+	return true;
+}
+
 int policy_add_devices(struct policy *p)
 {
 	char tty[256];
@@ -195,7 +213,9 @@ void policy_decide_path(const struct policy *p, enum op op, const char *path, si
 		decide(d, true, REASON_SOCKET, e->data[PATH_SOCKET], e->path);
 		return;
 	}
-	if (op == OP_READ)
+	if (op == OP_READ && p->n_read_deny && dev_read_refused(path, len))
+		decide(d, false, REASON_DEVICE_READ, NULL, NULL);
+	else if (op == OP_READ)
 		decide(d, true, REASON_READ_DEFAULT, NULL, NULL);
 	else
 		decide(d, false, REASON_OUTSIDE_ROOTS, NULL, NULL);
@@ -355,6 +375,7 @@ const char *reason_text(enum reason r)
 	case REASON_POLICY_UNREADABLE: return "the policy could not be read: everything is refused";
 	case REASON_DEVICE:           return "a device every program may write";
 	case REASON_DEVICE_ENTRY:     return "devices may be written, not created, removed or renamed";
+	case REASON_DEVICE_READ:      return "read-deny is in force: of /dev, only the devices every program uses are read (a disk holds every file)";
 	}
 	return "?";
 }

@@ -151,6 +151,8 @@ enum reason {
 	REASON_NET_ANY_PORT,          /* deny: net none, a bind to port 0 (one at random) */
 	REASON_HOLDS_WRITE_DENY,      /* deny: removing or renaming a directory that holds
 	                                 a write-deny entry */
+	REASON_DEVICE_READ,           /* deny: read-deny in force, a device beyond the
+	                                 common ones (a disk holds every file) */
 };
 
 struct decision {
@@ -168,12 +170,24 @@ void policy_init(struct policy *p);
 int policy_add_devices(struct policy *p);
 void policy_free(struct policy *p);
 
-/* Decide @op on the canonical @path (length @len). For OP_CONNECT and
- * OP_BIND the path is a unix socket's. */
+/*
+ * The directories of /dev whose files are files, not devices (POSIX shared
+ * memory, message queues, huge pages): read like any other, where a policy
+ * with read-deny entries reads no other entry of /dev but its devices
+ * (policy_add_devices). A disk or a swap device holds the bytes of every
+ * file read-deny keeps; consoles and input devices, what the user types.
+ */
+extern const char *const policy_dev_dirs[];
+extern const size_t policy_n_dev_dirs;
+
 /* Remember @e, an entry of p->paths with PATH_WRITE_DENY among its kinds
  * (once: a second note is a no-op). 0 or -ENOMEM. */
 int policy_note_write_deny(struct policy *p, const struct pathset_entry *e);
 
+/* Decide @op on the canonical @path (length @len). For OP_CONNECT and
+ * OP_BIND the path is a unix socket's. A read refused as REASON_DEVICE_READ
+ * is the caller's to allow when @path is a directory (a listing, which the
+ * kernel layer does not decide either). */
 void policy_decide_path(const struct policy *p, enum op op, const char *path, size_t len,
 			struct decision *d);
 

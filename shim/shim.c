@@ -1006,6 +1006,16 @@ static void decide_path(enum op op, const char *path, struct decision *d)
 		return;
 	}
 	policy_decide_path(&pol, op, path, strlen(path), d);
+	/* A directory of /dev is listed, not read: as the kernel layer,
+	 * which decides file reads only. The path is resolved already. */
+	struct stat st;
+	int saved = errno;
+	if (!d->allow && d->reason == REASON_DEVICE_READ &&
+	    syscall(SYS_newfstatat, AT_FDCWD, path, &st, 0) == 0 && S_ISDIR(st.st_mode)) {
+		d->allow = true;
+		d->reason = REASON_READ_DEFAULT;
+	}
+	errno = saved;
 }
 
 static struct pathset_entry *entry_of(const struct decision *d)

@@ -1149,6 +1149,74 @@ Test(escape, read_deny_raw_read_refused_siblings_readable, .init = setup, .fini 
 	expect_outside_intact();
 }
 
+/* A block device in /dev that we can read outside the sandbox (a disk,
+ * a loop device, swap), or NULL. */
+static const char *readable_block_device(void)
+{
+	static char path[PATH_MAX];
+	DIR *d = opendir("/dev");
+	const char *found = NULL;
+
+	if (!d)
+		return NULL;
+	for (struct dirent *e; !found && (e = readdir(d));) {
+		struct stat st;
+		snprintf(path, sizeof(path), "/dev/%s", e->d_name);
+		if (lstat(path, &st) < 0 || !S_ISBLK(st.st_mode))
+			continue;
+		int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+		if (fd >= 0) {
+			close(fd);
+			found = path;
+		}
+	}
+	closedir(d);
+	return found;
+}
+
+/* A block device holds the bytes of every file on it, read-deny's too:
+ * with read-deny in force, reading one is refused (a static program by
+ * the kernel layer, a dynamic one by the shim first, logged), and so is
+ * any device of /dev beyond the common ones (/dev/kmsg), while /dev/null,
+ * /dev/urandom and a file of /dev/shm stay readable. Without read-deny
+ * (the control) the device is read. Nothing is written anywhere. */
+Test(escape, read_deny_keeps_block_devices_and_other_devices, .init = setup,
+     .fini = teardown, .timeout = 30)
+{
+	const char *dev = readable_block_device();
+	const char *shm = fmt("/dev/shm/cordon-run-%d", (int)getpid());
+
+	need_landlock(1, "refusing a raw read");
+	if (!dev)
+		SKIP("no block device in /dev is readable here, even outside the sandbox");
+	canary("secret", "secret");
+	policy(fmt("read-deny %s\n", tp("outside/secret")));
+	FILE *f = fopen(shm, "w");
+	cr_assert_not_null(f);
+	fputs("shared", f);
+	fclose(f);
+	for (int dyn = 0; dyn < 2; dyn++) {
+		const char *rd = dyn ? "read" : "sys-read";
+		run(NULL, ARGS(dyn ? ops_dyn : ops_static, rd, dev, rd, "/dev/kmsg", rd, "/dev/null",
+			       rd, "/dev/zero", rd, shm, rd, "outside/secret"));
+		expect_exit(0);
+		EXPECT(NO(rd, EACCES), NO(rd, EACCES), VAL(rd, 0), VAL(rd, 255), VAL(rd, 6),
+		       NO(rd, EACCES));
+		cr_expect_str_eq(got[0].info, "open", "%s: refused at %s", rd, got[0].info);
+		cr_expect_str_eq(got[4].info, "shared");
+		if (dyn)
+			cr_expect(strstr(R.err, fmt("deny read %s", dev)) &&
+					  strstr(R.err, "only the devices every program uses are read"),
+				  "stderr:\n%s", R.err);
+	}
+	policy(NULL);
+	run(NULL, ARGS(ops_static, "sys-read", dev));
+	expect_exit(0);
+	EXPECT(OK("sys-read"));
+	unlink(shm);
+	expect_outside_intact();
+}
+
 /* Not root: a read-deny entry that the program's file permissions close
  * (another user's, unreadable to it) is left to them, and its directory
  * is not carved into rules, so a file put there during the run is
