@@ -219,7 +219,7 @@ static void find_shim(char out[PATH_MAX])
  * (SUPERVISOR_LINE). */
 #define SUPERVISOR_LINE "#@supervisor no \n"
 #define SUPERVISOR_FLAG 13  /* the offset of "no " in it, "yes" when it does */
-static int policy_memfd(const struct policy *pol, bool cloexec, bool kernel_log)
+static int policy_memfd(const struct policy *pol, bool cloexec, bool kernel_log, const char *shm)
 {
 	int fd = (int)syscall(SYS_memfd_create, "cordon-policy",
 			      MFD_ALLOW_SEALING | (cloexec ? MFD_CLOEXEC : 0));
@@ -229,7 +229,8 @@ static int policy_memfd(const struct policy *pol, bool cloexec, bool kernel_log)
 		die_errno("unable to create the policy descriptor");
 	f = fdopen(dup(fd), "w");
 	if (!f || fputs(SUPERVISOR_LINE, f) < 0 || (kernel_log && fputs("#@kernel-audit\n", f) < 0) ||
-	    policy_serialize(pol, f) < 0 || fclose(f) != 0)
+	    (shm && fprintf(f, "#@shm-dir %s\n", shm) < 0) || policy_serialize(pol, f) < 0 ||
+	    fclose(f) != 0)
 		die_errno("unable to write the policy descriptor");
 	return fd_move_high(fd, cloexec);
 }
@@ -322,6 +323,25 @@ static void make_private_tmp(struct policy *pol, const char *tmpdir)
 	if (pathset_add(&pol->paths, private_tmp, PATH_WRITE, pol->private_tmp.rule) < 0)
 		die("unable to add the private TMPDIR to the policy");
 	pol->n_write++;
+}
+
+/*
+ * private-ipc: the directory of the run's POSIX shared memory and named
+ * semaphores, which the shim makes there rather than in the host's
+ * /dev/shm (shim.c's shim_ipc_path): in the private TMPDIR (a write root,
+ * removed with it), made by the shim when first needed, so that a program
+ * that uses none finds its TMPDIR empty. NULL without one: the shim makes
+ * them in /dev/shm, where the policy decides.
+ */
+static const char *private_shm(const struct policy *pol)
+{
+	static char dir[PATH_MAX];
+
+	if (!pol->private_ipc.value || !private_tmp[0] || !pol->shim.value)
+		return NULL;
+	if (snprintf(dir, sizeof(dir), "%s/.cordon-shm", private_tmp) >= (int)sizeof(dir))
+		die("the private TMPDIR %s is too long", private_tmp);
+	return dir;
 }
 
 static int remove_entry(const char *path, const struct stat *st, int type, struct FTW *ftw)
@@ -1393,7 +1413,7 @@ int cmd_run(struct policy *pol, char **argv, const char *tmpdir, struct tally *k
 		else if (run_verbose)
 			kernel_log_ask(&klog);  /* -v says at once whether it is read */
 	}
-	int policy_fd = policy_memfd(pol, !pol->shim.value, klog.fd >= 0);
+	int policy_fd = policy_memfd(pol, !pol->shim.value, klog.fd >= 0, private_shm(pol));
 	struct audit audit;
 	audit_open(pol, policy_fd, &audit);
 	/* The shims' refusals, counted here (tally.h): the program's end is

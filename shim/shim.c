@@ -35,6 +35,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <semaphore.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -68,10 +69,15 @@ const struct shim_symbol shim_symbols[SYM__COUNT] = {
 
 const char *const shim_class_names[CLASS__COUNT] = {
 	"create", "write", "delete", "rename", "link", "metadata",
-	"read", "connect", "bind", "exec", "spawn", "cwd",
+	"read", "connect", "bind", "exec", "spawn", "cwd", "state",
 };
 
 static struct policy pol;
+/* Where POSIX shared memory and named semaphores are made (shim_ipc_path):
+ * /dev/shm, or under cordon run with private-ipc the run's own directory
+ * ("#@shm-dir", run.c's policy_memfd). */
+static char shm_dir[PATH_MAX] = "/dev/shm";
+static bool shm_dir_made_here;        /* cordon run's: made when first needed */
 static atomic_int state;              /* 0 new, 1 initialising, 2 ready */
 static pid_t init_pid;
 /* The process whose memory this is: set at start and in a fork's child. A
@@ -498,6 +504,11 @@ static void load_fd_config(struct parse_ctx *ctx, const char *num)
 			kernel_audited = true;
 		else if (n == 17 && memcmp(p, "#@supervisor yes\n", 17) == 0)
 			supervised = true;
+		else if (n > 11 && n - 11 < sizeof(shm_dir) && memcmp(p, "#@shm-dir /", 11) == 0) {
+			memcpy(shm_dir, p + 10, n - 11);
+			shm_dir[n - 11] = '\0';
+			shm_dir_made_here = true;
+		}
 		p = nl + 1;
 	}
 	policy_fd = (int)fd;
@@ -663,6 +674,11 @@ static void shim_init(void)
 		load_fd_config(&ctx, fdnum);
 	else
 		load_env_config(&ctx);
+	/* Set by hand, as the other variables (cordon run writes its own
+	 * into the policy descriptor). */
+	const char *sd = fdnum ? NULL : getenv("CORDON_SHM_DIR");
+	if (sd && sd[0] == '/' && strlen(sd) < sizeof(shm_dir))
+		memcpy(shm_dir, sd, strlen(sd) + 1);
 	if (ctx.errors)
 		broken = true;
 	if (policy_add_devices(&pol) < 0)
@@ -1255,6 +1271,7 @@ static int first_errno(enum shim_class cls, enum role role, const struct where *
 	case CLASS_exec:
 	case CLASS_spawn:
 	case CLASS_cwd:
+	case CLASS_state:
 	case CLASS__COUNT:
 		break;
 	}
@@ -2159,6 +2176,125 @@ void shim_read_failed(enum shim_sym sym, int dirfd, const char *path)
 }
 
 /* --- helpers for VIA expressions ------------------------------------------- */
+
+/* --- POSIX shared memory and named semaphores ----------------------------- */
+
+/*
+ * shm_open and sem_open make files of /dev/shm, which every program of the
+ * host shares: glibc makes them with calls of its own that the shim does
+ * not see (and the kernel layer refuses them, unlogged, outside the write
+ * roots). So the shim makes them itself, as glibc does, deciding and
+ * logging them as the calls they are; and under cordon run with
+ * private-ipc, in the run's own directory rather than the host's
+ * (shm_dir): the programs of the run share them, Python's multiprocessing
+ * locks and process pools work, and nothing outside sees or reaches them.
+ */
+int shim_ipc_path(const char *name, const char *prefix, char out[PATH_MAX])
+{
+	if (!name)
+		return -EINVAL;
+	while (*name == '/')
+		name++;
+	size_t n = strlen(name);
+	if (n == 0 || memchr(name, '/', n))
+		return -EINVAL;
+	if (n > NAME_MAX)
+		return -ENAMETOOLONG;
+	size_t d = strlen(shm_dir), p = strlen(prefix);
+	if (d + 1 + p + n >= PATH_MAX || p + n > NAME_MAX)
+		return -EINVAL;
+	memcpy(out, shm_dir, d);
+	out[d] = '/';
+	memcpy(out + d + 1, prefix, p);
+	memcpy(out + d + 1 + p, name, n + 1);
+	/* cordon run's directory, in its private TMPDIR, is made when first
+	 * needed (run.c's private_shm); open to all, as /dev/shm is, within
+	 * the umask. One given by hand (CORDON_SHM_DIR) must exist. */
+	if (shm_dir_made_here) {
+		int e = errno;
+		syscall(SYS_mkdirat, AT_FDCWD, shm_dir, 01777);
+		errno = e;
+	}
+	return 0;
+}
+
+/* Map the semaphore of @fd (closed): errno @saved when it works. */
+static void *sem_map(int fd, int saved)
+{
+	void *p = mmap(NULL, sizeof(sem_t), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	int e = p == MAP_FAILED ? errno : saved;
+
+	syscall(SYS_close, fd);
+	errno = e;
+	return p == MAP_FAILED ? SEM_FAILED : p;
+}
+
+/*
+ * As glibc's: an existing semaphore is opened and mapped; a new one is
+ * made whole under a name of its own in the same directory, then linked
+ * to its name (O_EXCL: only if that is free), so that no process ever maps
+ * one half made. The decision is the open's, by @sym; the calls after it
+ * are made as decided.
+ */
+void *shim_sem_open(enum shim_sym sym, const char *path, int oflag, mode_t mode, unsigned value)
+{
+	static atomic_uint made;
+	int create = oflag & (O_CREAT | O_EXCL), saved = errno;
+
+	if ((oflag & O_CREAT) && value > SEM_VALUE_MAX) {
+		errno = EINVAL;
+		return SEM_FAILED;
+	}
+	switch (shim_begin_open(sym, AT_FDCWD, path, O_RDWR | create, mode, NULL)) {
+	case SHIM_DENY:
+		return SEM_FAILED;
+	case SHIM_PASS:
+	case SHIM_VIA:
+	case SHIM_VERIFY:
+	case SHIM_DONE:
+		break;
+	}
+	for (int tries = 0; tries < 64; tries++) {
+		if (create != (O_CREAT | O_EXCL)) {
+			int fd = (int)syscall(SYS_openat, AT_FDCWD, path, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
+			if (fd >= 0)
+				return sem_map(fd, saved);
+			if (errno != ENOENT || !(oflag & O_CREAT))
+				return SEM_FAILED;
+		}
+		char tmp[PATH_MAX];
+		const char *slash = strrchr(path, '/');
+		int len = snprintf(tmp, sizeof(tmp), "%.*s/.sem-%ld-%u", (int)(slash - path), path,
+				   (long)syscall(SYS_getpid), atomic_fetch_add(&made, 1));
+		if (len < 0 || (size_t)len >= sizeof(tmp)) {
+			errno = ENAMETOOLONG;
+			return SEM_FAILED;
+		}
+		int fd = (int)syscall(SYS_openat, AT_FDCWD, tmp,
+				      O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
+		if (fd < 0) {
+			if (errno == EEXIST)
+				continue;
+			return SEM_FAILED;
+		}
+		sem_t init;
+		sem_init(&init, 1, value);
+		bool whole = syscall(SYS_write, fd, &init, sizeof(init)) == (long)sizeof(init);
+		long r = whole ? syscall(SYS_linkat, AT_FDCWD, tmp, AT_FDCWD, path, 0) : -1;
+		int e = whole ? errno : EIO;
+		syscall(SYS_unlinkat, AT_FDCWD, tmp, 0);
+		if (r == 0)
+			return sem_map(fd, saved);
+		syscall(SYS_close, fd);
+		if (e != EEXIST || (oflag & O_EXCL)) {
+			errno = e;
+			return SEM_FAILED;
+		}
+		/* Made by another meanwhile: opened above. */
+	}
+	errno = EAGAIN;
+	return SEM_FAILED;
+}
 
 int shim_remove_at(int pfd, const char *name)
 {

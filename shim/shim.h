@@ -33,7 +33,7 @@ enum shim_verdict { SHIM_PASS, SHIM_DENY, SHIM_VIA, SHIM_DONE, SHIM_VERIFY };
 /* Operation classes, as in syms.def. */
 enum shim_class {
 	CLASS_create, CLASS_write, CLASS_delete, CLASS_rename, CLASS_link, CLASS_metadata,
-	CLASS_read, CLASS_connect, CLASS_bind, CLASS_exec, CLASS_spawn, CLASS_cwd,
+	CLASS_read, CLASS_connect, CLASS_bind, CLASS_exec, CLASS_spawn, CLASS_cwd, CLASS_state,
 	CLASS__COUNT
 };
 
@@ -143,6 +143,18 @@ void shim_refused_after(enum shim_sym sym, int dirfd, const char *path, int db, 
  */
 char **shim_env(char *const *envp);
 void shim_env_free(char **env, char *const *envp);
+
+/*
+ * POSIX shared memory and named semaphores (shm_open, sem_open): the file
+ * of object @name, with @prefix ("sem." for a semaphore), into @out: in the
+ * run's own directory under cordon run with private-ipc, else in /dev/shm
+ * as glibc has it. 0, or -errno for a name glibc refuses.
+ */
+int shim_ipc_path(const char *name, const char *prefix, char out[PATH_MAX]);
+/* sem_open of the file @path (shim_ipc_path), decided as @sym; @mode and
+ * @value count with O_CREAT. */
+void *shim_sem_open(enum shim_sym sym, const char *path, int oflag, mode_t mode,
+		    unsigned value);
 
 /* Helpers for VIA expressions. */
 int shim_remove_at(int pfd, const char *name);

@@ -11,12 +11,14 @@
 #include <fts.h>
 #include <ftw.h>
 #include <sched.h>
+#include <semaphore.h>
 #include <spawn.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -251,6 +253,89 @@ static inline int shim_novia(void)
 
 #define SHAPE_TEMP(name, cls, ret, params, args, path_)                               \
 	CHECKED(name, ret, params, args, shim_begin_temp(SYM_##name, path_), FAIL(ret), name)
+
+/*
+ * POSIX shared memory and named semaphores (shim.c's shim_ipc_path): the
+ * name becomes a path as glibc makes it, in the run's own directory under
+ * cordon run with private-ipc; glibc's own calls are never made, so that
+ * every semaphore of the process is one the shim mapped (SEMCLOSE).
+ */
+#define IPC_PATH(name_, prefix)                                                      \
+	char path[PATH_MAX];                                                          \
+	{                                                                             \
+		int e_ = shim_ipc_path(name_, prefix, path);                          \
+		if (e_ < 0) {                                                         \
+			errno = -e_;                                                  \
+			return IPC_FAIL;                                              \
+		}                                                                     \
+	}
+
+/* shm_open(name, oflag, mode): open(2) of the file, as glibc does. */
+#define SHAPE_SHMOPEN(name, cls, ret, params, args)                                   \
+	SHIM_EXPORT ret name(const char *name_, int oflag, mode_t mode)               \
+	{                                                                             \
+		enum { IPC_FAIL = -1 };                                               \
+		IPC_PATH(name_, "")                                                   \
+		const int flags = oflag | O_NOFOLLOW | O_CLOEXEC;                     \
+		OPEN_BODY(name, AT_FDCWD,                                             \
+			  (int)syscall(SYS_openat, AT_FDCWD, path, flags, mode))      \
+	}
+
+/* shm_unlink, sem_unlink: unlink(2) of the file, decided as a removal. */
+#define SHAPE_IPCUNLINK(name, cls, ret, params, args, prefix)                         \
+	SHIM_EXPORT ret name(const char *name_)                                       \
+	{                                                                             \
+		enum { IPC_FAIL = -1 };                                               \
+		IPC_PATH(name_, prefix)                                               \
+		struct shim_target tgt_;                                                 \
+		int r_;                                                               \
+		switch (shim_begin_path(SYM_##name, AT_FDCWD, path, 0, SHIM_NOFOLLOW, true, \
+					&tgt_)) {                                        \
+		case SHIM_DENY:                                                       \
+			return -1;                                                    \
+		case SHIM_VIA:                                                        \
+			r_ = (int)syscall(SYS_unlinkat, tgt_.pfd, tgt_.leaf, 0);         \
+			shim_end(&tgt_);                                                 \
+			break;                                                        \
+		case SHIM_PASS:                                                       \
+		case SHIM_DONE:                                                       \
+		case SHIM_VERIFY:                                                     \
+		default:                                                              \
+			r_ = (int)syscall(SYS_unlinkat, AT_FDCWD, path, 0);           \
+			break;                                                        \
+		}                                                                     \
+		AFTER(name, ret, r_, AT_FDCWD, path, AT_FDCWD, NULL);                 \
+		return r_;                                                            \
+	}
+
+/* sem_open(name, oflag[, mode, value]): the mode and value only with O_CREAT. */
+#define SHAPE_SEMOPEN(name, cls, ret, params, args)                                   \
+	SHIM_EXPORT ret name(const char *name_, int oflag, ...)                       \
+	{                                                                             \
+		sem_t *const IPC_FAIL = SEM_FAILED;                                   \
+		mode_t mode = 0;                                                      \
+		unsigned value = 0;                                                   \
+		if (oflag & O_CREAT) {                                                \
+			va_list ap;                                                   \
+			va_start(ap, oflag);                                          \
+			mode = va_arg(ap, mode_t);                                    \
+			value = va_arg(ap, unsigned);                                 \
+			va_end(ap);                                                   \
+		}                                                                     \
+		IPC_PATH(name_, "sem.")                                               \
+		(void)IPC_FAIL;                                                       \
+		return shim_sem_open(SYM_##name, path, oflag, mode, value);           \
+	}
+
+/* sem_close: every semaphore of the process was mapped by sem_open above. */
+#define SHAPE_SEMCLOSE(name, cls, ret, params, args)                                  \
+	SHIM_EXPORT ret name(sem_t *sem)                                              \
+	{                                                                             \
+		if (munmap(sem, sizeof(*sem)) == 0)                                   \
+			return 0;                                                     \
+		errno = EINVAL;                                                       \
+		return -1;                                                            \
+	}
 
 #define SHAPE_NET(name, cls, ret, params, args, fd, sa, len)                          \
 	CHECKED(name, ret, params, args, shim_begin_net(SYM_##name, fd, sa, len), FAIL(ret), \

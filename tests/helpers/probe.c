@@ -69,6 +69,12 @@
  *   mkostemp mkostemp64 TEMPLATE FLAGS                     [the name made]
  *   mkostemps mkostemps64 TEMPLATE N FLAGS                 [the name made]
  *   tmpfile tmpfile64
+ *   shm_open NAME FLAGS MODE       shm_unlink sem_unlink NAME
+ *   sem_open NAME FLAGS [MODE VALUE]   then sem_post          [its value after]
+ *   sem_close                 the semaphore the chain's last sem_open opened
+ *                             ["unmapped" when its page is gone, else "mapped"]
+ *            NAME "%cwd": "/" and the last component of the working
+ *            directory (the fixture's own name)
  *   connect ADDR   bind ADDR   sendto ADDR [bytes]   sendmsg ADDR [bytes]
  *   sendmmsg ADDR N         (N messages of "probe")        [messages sent]
  *   execve execv execvp execvpe execl execle execlp ENV PROG ARG...
@@ -137,9 +143,11 @@
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -757,6 +765,55 @@ static _Noreturn void run_temp(char **a, int n)
 	ok_str(tmpl);
 }
 
+/* POSIX shared memory and named semaphores (the shim makes them). */
+static sem_t *last_sem;
+
+static const char *ipc_name(const char *a)
+{
+	static char name[NAME_MAX + 2];
+	char cwd[PATH_MAX];
+
+	if (strcmp(a, "%cwd") != 0)
+		return a;
+	if (!getcwd(cwd, sizeof(cwd)) || !strrchr(cwd, '/'))
+		usage("no working directory");
+	snprintf(name, sizeof(name), "/%s", strrchr(cwd, '/') + 1);
+	return name;
+}
+
+static _Noreturn void run_ipc(char **a, int n)
+{
+	if (is("sem_close")) {
+		unsigned char page;
+		uintptr_t at = (uintptr_t)last_sem & ~(uintptr_t)(sysconf(_SC_PAGESIZE) - 1);
+		if (!last_sem)
+			usage("sem_close: no sem_open before it in the chain");
+		if (sem_close(last_sem) != 0)
+			err(errno);
+		ok_str(mincore((void *)at, 1, &page) < 0 && errno == ENOMEM ? "unmapped" : "mapped");
+	}
+	const char *name = ipc_name(a[0]);
+	if (is("shm_open")) {
+		int fd = shm_open(name, flags(a[1]), (mode_t)num(a[2]));
+		if (fd < 0)
+			err(errno);
+		ok();
+	}
+	if (is("shm_unlink"))
+		done(shm_unlink(name));
+	if (is("sem_unlink"))
+		done(sem_unlink(name));
+	sem_t *s = n > 2 ? sem_open(name, flags(a[1]), (mode_t)num(a[2]), (unsigned)num(a[3]))
+			 : sem_open(name, flags(a[1]));
+	int v = -1;
+	if (s == SEM_FAILED)
+		err(errno);
+	last_sem = s;
+	if (sem_post(s) != 0 || sem_getvalue(s, &v) != 0)
+		err(errno);
+	ok_long(v);
+}
+
 static _Noreturn void run_net(char **a, int n)
 {
 	struct addr ad;
@@ -1119,6 +1176,10 @@ static const struct cmd {
 	{ "mkstemps mkstemps64 mkostemp mkostemp64", 2, 2, run_temp },
 	{ "mkostemps mkostemps64", 2, 3, run_temp },
 	{ "tmpfile tmpfile64", 0, 0, run_temp },
+	{ "shm_open", 3, 3, run_ipc },
+	{ "shm_unlink sem_unlink", 1, 1, run_ipc },
+	{ "sem_open", 2, 4, run_ipc },
+	{ "sem_close", 0, 0, run_ipc },
 	{ "connect bind listen sendto sendmsg", 1, 1, run_net },
 	{ "sendmmsg", 1, 2, run_net },
 	{ "execve execv execvp execvpe execl execle execlp fexecve", 2, -1, run_exec },

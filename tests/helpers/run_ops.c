@@ -149,6 +149,13 @@
  *                            connections it accepted (RET)
  *
  * IPC:
+ *   sem NAME                 libc sem_open(NAME, O_CREAT|O_EXCL, 0600, 0), sem_post,
+ *                            sem_getvalue, sem_close; RET: the value (1); the
+ *                            semaphore is left for "sem-unlink"
+ *   sem-unlink NAME          libc sem_unlink
+ *   shm NAME TEXT            libc shm_open(NAME, O_CREAT|O_RDWR, 0600), write TEXT,
+ *                            close; shm_open(NAME, O_RDONLY) again and read: INFO
+ *                            what was read; shm_unlink
  *   sys-shm-rm KEY           raw shmget(KEY, 0, 0) + shmctl(IPC_RMID): removes the System
  *                            V shared memory segment of KEY (a number)
  *   sys-mq-unlink NAME       raw mq_unlink of the POSIX message queue NAME (no "/")
@@ -207,6 +214,7 @@
 #include <netinet/in.h>
 #include <pthread.h>
 #include <sched.h>
+#include <semaphore.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -915,6 +923,7 @@ static const struct {
 	{ "sys-unix-sendto", 2 }, { "sys-unix-sendto-n", 2 }, { "sys-unix-fill", 1 },
 	{ "sys-unix-sendto-alarm", 1 },
 	{ "sys-tfo", 3 }, { "sys-socket-proto", 1 }, { "sys-listen", 2 },
+	{ "sem", 1 }, { "sem-unlink", 1 }, { "shm", 2 },
 	{ "sys-abstract-listen", 2 }, { "sys-abstract-dgram", 2 }, { "sys-unix-bind", 2 }, { "sys-shm-rm", 1 }, { "sys-mq-unlink", 1 }, { "sys-mq-create", 1 },
 	{ "sys-read", 1 }, { "read", 1 }, { "sys-kill", 2 }, { "sys-ptrace", 1 },
 	{ "sys-capdrop", 1 }, { "vfork-threads", 3 },
@@ -1292,6 +1301,33 @@ int main(int argc, char **argv)
 			}
 			if (s >= 0)
 				syscall(SYS_close, s);
+		} else if (strcmp(op, "sem") == 0) {
+			sem_t *sem = SEM_FAILED;
+			int v = -1;
+			STEP(&o, "sem_open", (sem = sem_open(a[0], O_CREAT | O_EXCL, 0600, 0)) ==
+							 SEM_FAILED ? -1 : 0);
+			STEP(&o, "sem_post", sem_post(sem));
+			STEP(&o, "sem_getvalue", sem_getvalue(sem, &v));
+			STEP(&o, "sem_close", sem_close(sem));
+			if (o.ret >= 0)
+				o.ret = v;
+		} else if (strcmp(op, "sem-unlink") == 0) {
+			STEP(&o, "sem_unlink", sem_unlink(a[0]));
+		} else if (strcmp(op, "shm") == 0) {
+			char buf[64] = "";
+			int fd = -1;
+			ssize_t got = 0;
+			STEP(&o, "shm_open", fd = shm_open(a[0], O_CREAT | O_RDWR, 0600));
+			STEP(&o, "write", write(fd, a[1], strlen(a[1])));
+			if (fd >= 0)
+				close(fd);
+			STEP(&o, "shm_open", fd = shm_open(a[0], O_RDONLY, 0));
+			STEP(&o, "read", got = read(fd, buf, sizeof(buf) - 1));
+			if (fd >= 0)
+				close(fd);
+			buf[got > 0 ? got : 0] = '\0';
+			snprintf(info, sizeof(info), "%s", buf);
+			STEP(&o, "shm_unlink", shm_unlink(a[0]));
 		} else if (strcmp(op, "sys-shm-rm") == 0) {
 			long id = -1;
 			STEP(&o, "shmget", id = syscall(SYS_shmget, num(a[0]), 0, 0));

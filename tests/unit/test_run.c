@@ -923,6 +923,40 @@ Test(escape, host_ipc_objects_out_of_reach, .init = setup, .fini = teardown, .ti
 	mq_unlink(slash_made);
 }
 
+/* POSIX named semaphores and shared memory are files of the host's
+ * /dev/shm, made by glibc out of the shim's sight: with private-ipc (and a
+ * private TMPDIR), the shim makes them in the run's own directory, so a
+ * program's sem_open and shm_open work (Python's multiprocessing locks and
+ * process pools) and nothing of them reaches the host's /dev/shm; with
+ * private-ipc no (the control), they are the host's, refused outside the
+ * roots, and the refusal is logged, naming the call. */
+Test(escape, posix_ipc_objects_kept_in_the_run, .init = setup, .fini = teardown,
+     .timeout = 30)
+{
+	const char *name = fmt("cordon-run-%d", (int)getpid());
+	const char *sem = fmt("/dev/shm/sem.%s", name), *shm = fmt("/dev/shm/%s", name);
+
+	need_landlock(1, "refusing /dev/shm");
+	policy("private-tmp yes\n");
+	run(NULL, ARGS(ops_dyn, "sem", name, "shm", name, "kept", "sem-unlink", name));
+	expect_exit(0);
+	EXPECT(VAL("sem", 1), OK("shm"), OK("sem-unlink"));
+	cr_expect_str_eq(got[1].info, "kept");
+	cr_expect_neq(access(sem, F_OK), 0, "%s was made in the host's /dev/shm", sem);
+	cr_expect_neq(access(shm, F_OK), 0, "%s was made in the host's /dev/shm", shm);
+
+	policy("private-tmp yes\nprivate-ipc no\n");
+	run(NULL, ARGS(ops_dyn, "sem", name, "shm", name, "kept"));
+	expect_exit(0);
+	EXPECT(NO("sem", EACCES), NO("shm", EACCES));
+	cr_expect_str_eq(got[0].info, "sem_open");
+	cr_expect(strstr(R.err, fmt("deny create %s (sem_open", sem)) &&
+			  strstr(R.err, fmt("deny create %s (shm_open", shm)),
+		  "stderr:\n%s", R.err);
+	cr_expect_neq(access(sem, F_OK), 0);
+	cr_expect_neq(access(shm, F_OK), 0);
+}
+
 /* net isolated: a loopback of its own; our listeners are not on it. */
 Test(escape, net_isolated_reaches_only_its_own_loopback, .init = setup, .fini = teardown,
      .timeout = 30)
