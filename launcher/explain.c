@@ -125,9 +125,13 @@ static int explain_path(const struct policy *pol, enum op op, const char *opname
 			if (n == 1)
 				resolved[0] = '/';
 		}
-		fprintf(out, "       to allow: add `%s %s` to a policy, or pass --%s %s\n",
-			op == OP_CONNECT ? "unix-socket" : "write", resolved,
-			op == OP_CONNECT ? "unix-socket" : "write", resolved);
+		if (op != OP_CONNECT && policy_kernel_path(resolved))
+			fputs("       no line to add allows it: beneath /proc or /sys, the kernel's "
+			      "own settings, a write root would open all of them\n", out);
+		else
+			fprintf(out, "       to allow: add `%s %s` to a policy, or pass --%s %s\n",
+				op == OP_CONNECT ? "unix-socket" : "write", resolved,
+				op == OP_CONNECT ? "unix-socket" : "write", resolved);
 	}
 	print_mode(out, pol, &d);
 	return d.allow;

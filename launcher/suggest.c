@@ -481,6 +481,13 @@ int suggest_build(struct suggest *s, const struct tally *t, const struct policy 
 			s->n_unlearnable++;
 			continue;
 		}
+		if (policy_kernel_path(all[i]->target)) {
+			e->unlearnable = "beneath /proc or /sys, the kernel's own settings: a write root "
+					 "there would open all of them (/proc/sys too); programs make "
+					 "do without (a JVM's coredump_filter)";
+			s->n_unlearnable++;
+			continue;
+		}
 		char need[PATH_MAX];
 		bool moved;
 		write_need(all[i], pol, home, need, &moved);

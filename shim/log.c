@@ -246,7 +246,7 @@ size_t log_hint(char *buf, size_t size, const char *op, const char *target, enum
 	buf[0] = '\0';
 	switch (reason) {
 	case REASON_OUTSIDE_ROOTS:
-		if (!target || target[0] != '/')
+		if (!target || target[0] != '/' || policy_kernel_path(target))
 			break;
 		if (strcmp(op, "connect") == 0) {
 			puts_(&o, "unix-socket ");

@@ -337,6 +337,12 @@ bool policy_listen_binds(const struct sockaddr *sa, socklen_t salen, int socktyp
 	       ((const struct sockaddr_un *)sa)->sun_path[0] == '\0';
 }
 
+bool policy_kernel_path(const char *path)
+{
+	return (strncmp(path, "/proc", 5) == 0 && (path[5] == '/' || path[5] == '\0')) ||
+	       (strncmp(path, "/sys", 4) == 0 && (path[4] == '/' || path[4] == '\0'));
+}
+
 const char *op_name(enum op op)
 {
 	static const char *const names[OP__COUNT] = {

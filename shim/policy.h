@@ -203,6 +203,11 @@ void policy_decide_net(const struct policy *p, enum op op, int socktype,
  * random, or a unix socket bound to an abstract name. */
 bool policy_listen_binds(const struct sockaddr *sa, socklen_t salen, int socktype);
 
+/* Whether @path lies beneath /proc or /sys: the kernel's own interfaces
+ * (a process's oom_score_adj, the sysctls of /proc/sys), never a write
+ * root to suggest: one there opens all of them. */
+bool policy_kernel_path(const char *path);
+
 const char *op_name(enum op op);
 const char *reason_text(enum reason r);
 

@@ -756,6 +756,36 @@ Test(learn, write_deny_listed_not_learned, .init = setup, .fini = teardown, .tim
 	EXPECT_HAS(R.err, "cordon: learn: 0 refused targets, 0 lines written to ");
 }
 
+/* A program that sets its own /proc entries (a JVM's coredump_filter, a
+ * thread's name by /proc/self/task/N/comm) is refused them; learn must not
+ * answer with a write root there, which would open all of /proc, the
+ * kernel's settings in /proc/sys with it (it did: "write /proc"), nor the
+ * refusal's hint or explain with one; it lists them as not learned. The
+ * learned policy still runs the program. */
+Test(learn, proc_entries_listed_not_learned, .init = setup, .fini = teardown, .timeout = 60)
+{
+	mkdirs("out");
+	const char *script = fmt("echo cordon-learn > /proc/self/comm; echo done > %s/out/f", T);
+
+	cordon(ARGS("learn", "-o", learned, "--", "sh", "-c", script));
+	ASSERT_STATUS(0);
+	const char *p = expect_learned(fmt("include default\nwrite %s/out\n", T));
+	EXPECT_LACKS(directives(p, false), "/proc");
+	EXPECT_HAS(p, "\n# Refused, and not learned: no added line allows these.\n");
+	EXPECT_HAS(p, "/comm (1): beneath /proc or /sys, the kernel's own settings");
+	EXPECT_LACKS(R.err, "to allow: write /proc");
+
+	unlink(tp("out/f"));
+	cordon(ARGS("run", "--policy", learned, "--", "sh", "-c", script));
+	EXPECT_HAS(R.err, "/comm (open");
+	EXPECT_LACKS(R.err, "to allow: write /proc");
+	cr_expect(exists(tp("out/f")), "the learned policy did not run the program through");
+
+	cordon(ARGS("explain", "--", "write", "/proc/self/comm", "write", "/sys/power/state"));
+	EXPECT_HAS(R.out, "no line to add allows it: beneath /proc or /sys");
+	EXPECT_LACKS(R.out, "to allow");
+}
+
 /* The policies given are included (a relative file made absolute), the
  * options repeated; a path in the workspace is written ${WORKSPACE}/...
  * when the policy given does not make the workspace writable; a path that
