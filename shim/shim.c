@@ -2218,6 +2218,18 @@ int shim_ipc_path(const char *name, const char *prefix, char out[PATH_MAX])
 	return 0;
 }
 
+/*
+ * The semaphores this process mapped, for sem_close to know one: unmapping
+ * what sem_close is handed blindly would unmap a page of the program's
+ * own given a semaphore of sem_init (undefined, but glibc answers EINVAL).
+ * Past SEMS_KEPT open at once, those beyond are unmapped when closed,
+ * unchecked. Lock-free: sem_open may run in any thread, and a child of
+ * fork inherits the slots with the mappings.
+ */
+#define SEMS_KEPT 256
+static _Atomic(void *) sems[SEMS_KEPT];
+static atomic_bool sems_overflowed;
+
 /* Map the semaphore of @fd (closed): errno @saved when it works. */
 static void *sem_map(int fd, int saved)
 {
@@ -2226,7 +2238,30 @@ static void *sem_map(int fd, int saved)
 
 	syscall(SYS_close, fd);
 	errno = e;
-	return p == MAP_FAILED ? SEM_FAILED : p;
+	if (p == MAP_FAILED)
+		return SEM_FAILED;
+	for (size_t i = 0; i < SEMS_KEPT; i++) {
+		void *empty = NULL;
+		if (atomic_compare_exchange_strong(&sems[i], &empty, p))
+			return p;
+	}
+	atomic_store(&sems_overflowed, true);
+	return p;
+}
+
+int shim_sem_close(void *sem)
+{
+	bool ours = false;
+
+	for (size_t i = 0; i < SEMS_KEPT && !ours; i++) {
+		void *want = sem;
+		ours = sem && atomic_compare_exchange_strong(&sems[i], &want, NULL);
+	}
+	if ((ours || atomic_load(&sems_overflowed)) && sem &&
+	    syscall(SYS_munmap, sem, sizeof(sem_t)) == 0)
+		return 0;
+	errno = EINVAL;
+	return -1;
 }
 
 /*

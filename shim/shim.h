@@ -155,6 +155,9 @@ int shim_ipc_path(const char *name, const char *prefix, char out[PATH_MAX]);
  * @value count with O_CREAT. */
 void *shim_sem_open(enum shim_sym sym, const char *path, int oflag, mode_t mode,
 		    unsigned value);
+/* sem_close: 0 when @sem is one shim_sem_open mapped (now unmapped), else
+ * -1 with errno EINVAL, as glibc. */
+int shim_sem_close(void *sem);
 
 /* Helpers for VIA expressions. */
 int shim_remove_at(int pfd, const char *name);

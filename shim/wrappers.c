@@ -18,7 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
+#include <sys/mman.h>   /* shm_open */
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -331,10 +331,7 @@ static inline int shim_novia(void)
 #define SHAPE_SEMCLOSE(name, cls, ret, params, args)                                  \
 	SHIM_EXPORT ret name(sem_t *sem)                                              \
 	{                                                                             \
-		if (munmap(sem, sizeof(*sem)) == 0)                                   \
-			return 0;                                                     \
-		errno = EINVAL;                                                       \
-		return -1;                                                            \
+		return shim_sem_close(sem);                                           \
 	}
 
 #define SHAPE_NET(name, cls, ret, params, args, fd, sa, len)                          \

@@ -73,6 +73,9 @@
  *   sem_open NAME FLAGS [MODE VALUE]   then sem_post          [its value after]
  *   sem_close                 the semaphore the chain's last sem_open opened
  *                             ["unmapped" when its page is gone, else "mapped"]
+ *   sem_close page            an unnamed semaphore (sem_init) at the start of a
+ *                             page of probe's own: ["einval-kept" when refused
+ *                             with EINVAL and the page still there]
  *            NAME "%cwd": "/" and the last component of the working
  *            directory (the fixture's own name)
  *   connect ADDR   bind ADDR   sendto ADDR [bytes]   sendmsg ADDR [bytes]
@@ -783,6 +786,18 @@ static const char *ipc_name(const char *a)
 
 static _Noreturn void run_ipc(char **a, int n)
 {
+	if (is("sem_close") && n == 1) {
+		unsigned char in;
+		sem_t *own = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+				  -1, 0);
+		if (own == MAP_FAILED || sem_init(own, 0, 0) != 0)
+			usage("sem_close page: no page");
+		if (sem_close(own) == 0)
+			ok_str("closed");
+		if (errno != EINVAL)
+			err(errno);
+		ok_str(mincore(own, 1, &in) == 0 ? "einval-kept" : "einval-unmapped");
+	}
 	if (is("sem_close")) {
 		unsigned char page;
 		uintptr_t at = (uintptr_t)last_sem & ~(uintptr_t)(sysconf(_SC_PAGESIZE) - 1);
@@ -1179,7 +1194,7 @@ static const struct cmd {
 	{ "shm_open", 3, 3, run_ipc },
 	{ "shm_unlink sem_unlink", 1, 1, run_ipc },
 	{ "sem_open", 2, 4, run_ipc },
-	{ "sem_close", 0, 0, run_ipc },
+	{ "sem_close", 0, 1, run_ipc },
 	{ "connect bind listen sendto sendmsg", 1, 1, run_net },
 	{ "sendmmsg", 1, 2, run_net },
 	{ "execve execv execvp execvpe execl execle execlp fexecve", 2, -1, run_exec },
