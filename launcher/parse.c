@@ -11,6 +11,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <glob.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -345,10 +346,12 @@ static const char *lookup_var(struct parse_ctx *ctx, const char *file, unsigned 
 
 /*
  * Expand ~ and ${NAME} in @in into @out (PATH_MAX bytes). Returns 0 or -1
- * (reported). The result may still be relative; callers check.
+ * (reported). The result may still be relative; callers check. With
+ * @quote, the values put in have glob(3)'s special characters escaped, so
+ * that only those written in @in are a pattern's.
  */
-static int expand(struct parse_ctx *ctx, const char *file, unsigned line, const char *in,
-		  char *out)
+static int expand_quoted(struct parse_ctx *ctx, const char *file, unsigned line, const char *in,
+			 char *out, bool quote)
 {
 	size_t o = 0;
 	const char *p = in;
@@ -363,6 +366,14 @@ static int expand(struct parse_ctx *ctx, const char *file, unsigned line, const 
 		memcpy(out + o, (s), (n));                                              \
 		o += (n);                                                               \
 	} while (0)
+#define EMIT_VALUE(v)                                                                   \
+	do {                                                                            \
+		for (const char *c_ = (v); *c_; c_++) {                                 \
+			if (quote && strchr("*?[\\", *c_))                             \
+				EMIT("\\", 1);                                          \
+			EMIT(c_, 1);                                                    \
+		}                                                                       \
+	} while (0)
 
 	if (p[0] == '~') {
 		if (p[1] != '/' && p[1] != '\0') {
@@ -372,7 +383,7 @@ static int expand(struct parse_ctx *ctx, const char *file, unsigned line, const 
 		const char *home = lookup_var(ctx, file, line, "HOME");
 		if (!home)
 			return -1;
-		EMIT(home, strlen(home));
+		EMIT_VALUE(home);
 		p++;
 	}
 	while (*p) {
@@ -404,23 +415,46 @@ static int expand(struct parse_ctx *ctx, const char *file, unsigned line, const 
 		const char *v = lookup_var(ctx, file, line, name);
 		if (!v)
 			return -1;
-		EMIT(v, strlen(v));
+		EMIT_VALUE(v);
 		p = close + 1;
 	}
 	out[o] = '\0';
 	return 0;
 #undef EMIT
+#undef EMIT_VALUE
+}
+
+static int expand(struct parse_ctx *ctx, const char *file, unsigned line, const char *in,
+		  char *out)
+{
+	return expand_quoted(ctx, file, line, in, out, false);
+}
+
+/* Whether @in, outside its ${...}, has a glob(3) special character. */
+static bool is_pattern(const char *in)
+{
+	for (const char *p = in; *p; p++) {
+		if (p[0] == '$' && p[1] == '{') {
+			const char *close = strchr(p, '}');
+			if (!close)
+				return false;
+			p = close;
+		} else if (*p == '*' || *p == '?' || *p == '[') {
+			return true;
+		}
+	}
+	return false;
 }
 
 /* Expand @in and make sure the result is absolute. */
-static int expand_absolute(struct parse_ctx *ctx, const char *file, unsigned line,
-			   const char *in, char *out)
+static int expand_absolute_quoted(struct parse_ctx *ctx, const char *file, unsigned line,
+				  const char *in, char *out, bool quote)
 {
 	if (*in == '\0') {
 		perr(ctx, file, line, "empty path: expected an absolute path");
 		return -1;
 	}
-	if (expand(ctx, file, line, in, out) < 0)
+	if (expand_quoted(ctx, file, line, in, out, quote) < 0)
 		return -1;
 	if (out[0] != '/') {
 		perr(ctx, file, line,
@@ -431,6 +465,12 @@ static int expand_absolute(struct parse_ctx *ctx, const char *file, unsigned lin
 	return 0;
 }
 
+static int expand_absolute(struct parse_ctx *ctx, const char *file, unsigned line,
+			   const char *in, char *out)
+{
+	return expand_absolute_quoted(ctx, file, line, in, out, false);
+}
+
 /* --- directive handlers --------------------------------------------------- */
 
 static void *field(struct parse_ctx *ctx, const struct directive *d)
@@ -438,21 +478,70 @@ static void *field(struct parse_ctx *ctx, const struct directive *d)
 	return (char *)ctx->pol + d->offset;
 }
 
+static int add_expanded(struct parse_ctx *ctx, const char *file, unsigned line,
+			const struct directive *d, const struct rule *rule, const char *arg,
+			bool optional, const char *expanded);
+
+/*
+ * A read-deny or write-deny entry written as a pattern (*, ? or [...] in
+ * a component, as glob(3) takes them; ${NAME} and ~ are put in literally):
+ * each path that matches when the policy is read is an entry. One that
+ * appears later is not (cordon compiles the policy once, and the kernel
+ * layer is set up before the program starts). None matching is no error.
+ */
+static int add_path_pattern(struct parse_ctx *ctx, const char *file, unsigned line,
+		       const struct directive *d, const struct rule *rule, const char *arg)
+{
+	char pattern[PATH_MAX];
+	glob_t g;
+	int r = 0;
+
+	if (expand_absolute_quoted(ctx, file, line, arg, pattern, true) < 0)
+		return -1;
+	switch (glob(pattern, 0, NULL, &g)) {
+	case 0:
+		for (size_t i = 0; i < g.gl_pathc && r == 0; i++)
+			r = add_expanded(ctx, file, line, d, rule, arg, false, g.gl_pathv[i]);
+		globfree(&g);
+		return r;
+	case GLOB_NOMATCH:
+		return 0;
+	case GLOB_NOSPACE:
+		perr(ctx, file, line, "out of memory");
+		return -1;
+	default:
+		perr(ctx, file, line, "cannot read the directories of the pattern '%s'", arg);
+		return -1;
+	}
+}
+
 static int add_path(struct parse_ctx *ctx, const char *file, unsigned line,
 		    const struct directive *d, const struct rule *rule, const char *arg)
 {
-	char expanded[PATH_MAX], resolved[PATH_MAX], lexical[PATH_MAX];
-	struct policy *p = ctx->pol;
+	char expanded[PATH_MAX];
 	bool optional = arg[0] == '?';
-	int n, err;
 
 	if (optional && d->kind != PATH_WRITE) {
 		perr(ctx, file, line, "'%s': the ? prefix is only for write (%s paths need not exist)",
 		     arg, d->name);
 		return -1;
 	}
+	if (!ctx->canonical && (d->kind == PATH_READ_DENY || d->kind == PATH_WRITE_DENY) &&
+	    is_pattern(arg))
+		return add_path_pattern(ctx, file, line, d, rule, arg);
 	if (expand_absolute(ctx, file, line, arg + optional, expanded) < 0)
 		return -1;
+	return add_expanded(ctx, file, line, d, rule, arg, optional, expanded);
+}
+
+/* One entry, its ~ and ${NAME} put in (@expanded), as @arg wrote it. */
+static int add_expanded(struct parse_ctx *ctx, const char *file, unsigned line,
+			const struct directive *d, const struct rule *rule, const char *arg,
+			bool optional, const char *expanded)
+{
+	char resolved[PATH_MAX], lexical[PATH_MAX];
+	struct policy *p = ctx->pol;
+	int n, err;
 
 	if (ctx->canonical)
 		n = path_normalize(expanded, resolved);

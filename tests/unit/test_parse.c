@@ -1135,6 +1135,64 @@ Test(parse_valid, read_deny_beneath_a_file_accepted, .init = setup, .fini = tear
 	cr_expect_not_null(entry("@W/file/s.sock", PATH_SOCKET));
 }
 
+/* A deny entry may be a pattern (docs/policy.md): each path that matches
+ * when the policy is read is an entry, with the line that wrote it; one
+ * matching nothing is no error. */
+Test(parse_valid, deny_patterns_match_what_exists, .init = setup, .fini = teardown)
+{
+	char d[PATH_MAX];
+	static const char *const made[] = { ".git/modules/a/hooks", ".git/modules/b/hooks",
+					    ".git/modules/c", "keys" };
+
+	for (size_t i = 0; i < sizeof(made) / sizeof(made[0]); i++) {
+		join(d, ws, made[i]);
+		mkdirs(d);
+	}
+	join(d, ws, "keys/x.pem");
+	write_file(d, "x", 1);
+	join(d, ws, "keys/y.pem");
+	write_file(d, "y", 1);
+	join(d, ws, "keys/z.txt");
+	write_file(d, "z", 1);
+	expect_clean(parse("write-deny ${WORKSPACE}/.git/modules/*/hooks\n"
+			   "read-deny ${WORKSPACE}/keys/*.pem ${WORKSPACE}/nothing/*\n"));
+	cr_expect_not_null(entry("@W/.git/modules/a/hooks", PATH_WRITE_DENY));
+	cr_expect_not_null(entry("@W/.git/modules/b/hooks", PATH_WRITE_DENY));
+	cr_expect_null(entry("@W/.git/modules/c/hooks", PATH_WRITE_DENY));
+	cr_expect_null(entry("@W/.git/modules/*/hooks", PATH_WRITE_DENY));
+	cr_expect_not_null(entry("@W/keys/x.pem", PATH_READ_DENY));
+	cr_expect_not_null(entry("@W/keys/y.pem", PATH_READ_DENY));
+	cr_expect_null(entry("@W/keys/z.txt", PATH_READ_DENY));
+	cr_expect_eq(pol.n_write_deny, 2);
+	cr_expect_eq(pol.n_read_deny, 2);
+	cr_expect_eq(entry_rule("@W/keys/y.pem", PATH_READ_DENY)->line, 2);
+	/* write roots are never patterns: a literal path, which must exist */
+	reset();
+	cr_expect_neq(parse("write ${WORKSPACE}/.git/modules/*\n"), 0);
+	cr_expect(strstr(errs, "does not exist"), "reports:\n%s", errs);
+}
+
+/* Only what the policy writes is a pattern: a variable's value (here ~, a
+ * directory named with [ and ]) is put in literally. */
+Test(parse_valid, deny_pattern_takes_variables_literally, .init = setup, .fini = teardown)
+{
+	char odd[PATH_MAX], d[PATH_MAX];
+
+	join(odd, root, "h[1]");
+	join(d, odd, "a/secret");
+	mkdirs(d);
+	join(d, root, "h1/a/secret");
+	mkdirs(d);
+	reset();
+	ctx.home = odd;
+	expect_clean(parse("read-deny ~/*/secret\n"));
+	join(d, odd, "a/secret");
+	cr_expect(pathset_get(&pol.paths, d, strlen(d)) != NULL, "%s not denied", d);
+	join(d, root, "h1/a/secret");
+	cr_expect(pathset_get(&pol.paths, d, strlen(d)) == NULL, "%s denied", d);
+	cr_expect_eq(pol.n_read_deny, 1);
+}
+
 Test(parse_valid, read_deny_through_symlink_stores_both_forms, .init = setup, .fini = teardown)
 {
 	char real[PATH_MAX], link[PATH_MAX];

@@ -2455,6 +2455,49 @@ Test(write_deny, repository_cannot_be_moved_aside, .init = setup, .fini = teardo
 	expect_outside_intact();
 }
 
+/* Submodules keep hooks and config of their own in .git/modules/NAME (and
+ * NAME/modules/NAME for theirs): a write-deny pattern covers each that
+ * exists when the run starts, in both layers, while their objects stay
+ * writable. The shipped agent policy has the patterns. */
+Test(write_deny, submodule_git_dirs_by_pattern, .init = setup, .fini = teardown,
+     .timeout = 30)
+{
+	static const char *const dirs[] = { "root/.git", "root/.git/modules", "root/.git/modules/a",
+					    "root/.git/modules/a/hooks", "root/.git/modules/a/objects",
+					    "root/.git/modules/a/modules", "root/.git/modules/a/modules/b",
+					    "root/.git/modules/a/modules/b/hooks" };
+
+	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++)
+		cr_assert_eq(mkdir(tp(dirs[i]), 0755), 0, "%s", dirs[i]);
+	put_file("root/.git/modules/a/config", "cfg", 0644);
+	policy(fmt("write-deny %s/.git/modules/*/hooks %s/.git/modules/*/config\n"
+		   "write-deny %s/.git/modules/*/modules/*/hooks\n",
+		   tp("root"), tp("root"), tp("root")));
+	run(NULL, ARGS(ops_static, "sys-write", "root/.git/modules/a/hooks/post-checkout", "evil",
+		       "sys-reopen", "root/.git/modules/a/config", "evil",
+		       "sys-write", "root/.git/modules/a/modules/b/hooks/pre-commit", "evil",
+		       "sys-write", "root/.git/modules/a/objects/ab", "object"));
+	expect_exit(0);
+	EXPECT(NO("sys-write", EROFS), NO("sys-reopen", EROFS), NO("sys-write", EROFS),
+	       OK("sys-write"));
+	run(NULL, ARGS(ops_dyn, "write", "root/.git/modules/a/hooks/post-checkout", "evil"));
+	expect_exit(0);
+	EXPECT(NO("write", EACCES));
+	cr_expect_not(exists("root/.git/modules/a/hooks/post-checkout"));
+	cr_expect_not(exists("root/.git/modules/a/modules/b/hooks/pre-commit"));
+	cr_expect_str_eq(content("root/.git/modules/a/config") ?: "(gone)", "cfg");
+	cr_expect_str_eq(content("root/.git/modules/a/objects/ab") ?: "(gone)", "object");
+
+	run_bare(ARGS(cordon_bin, "explain", "--policy", "agent", "--workspace", tp("root"), "--", "write",
+			tp("root/.git/modules/a/hooks/x"), "write",
+			tp("root/.git/modules/a/modules/b/config"), "write",
+			tp("root/.git/modules/a/objects/x")));
+	cr_expect(strstr(R.out, fmt("deny   write %s", tp("root/.git/modules/a/hooks/x"))) &&
+			  strstr(R.out, fmt("allow  write %s", tp("root/.git/modules/a/objects/x"))),
+		  "explain --policy agent:\n%s%s", R.out, R.err);
+	expect_outside_intact();
+}
+
 /* In a linked worktree (`git worktree add`) .git is a file, and the hooks
  * and config git runs are the main repository's, which git-worktree makes
  * writable: the write-deny entries of the workspace's .git apply there
