@@ -42,6 +42,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/net.h>
+#include <linux/netlink.h>
 #include <linux/seccomp.h>
 #include <netinet/in.h>
 #include <poll.h>
@@ -989,6 +990,8 @@ struct sock_job {
 	struct sockaddr_storage sa;
 	socklen_t len;
 	bool send;                   /* sendto(data, size, flags), not connect */
+	bool as_program;             /* made with the program's credentials (creds): a
+	                                netlink socket's, whose groups need capabilities */
 	bool wait;                   /* a send that may wait, made by the pool without
 	                                waiting, while the program waits for it */
 	void *data;                  /* the bytes read from the program (malloc) */
@@ -1042,6 +1045,8 @@ static long job_now(struct sock_job *j)
 		sa = (const struct sockaddr *)&un;
 		len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + (size_t)n + 1);
 		r = creds_assume(&j->creds, CAPS_FILE);
+	} else if (j->as_program) {
+		r = creds_assume(&j->creds, CAPS_ALL);
 	}
 	if (r == 0 && j->send) {
 		/* MSG_NOSIGNAL: the SIGPIPE is the program's, not cordon's. A
@@ -1077,7 +1082,7 @@ static long job_now(struct sock_job *j)
 	} else if (r == 0 && connect(j->sock, sa, len) < 0) {
 		r = -errno;
 	}
-	if (j->obj >= 0)
+	if (j->obj >= 0 || j->as_program)
 		creds_restore();
 	return r;
 }
@@ -1313,6 +1318,64 @@ static int decide_address(struct sock_job *j, pid_t pid, int domain, int type,
 }
 
 /*
+ * A netlink socket the kernel would bind itself (a bind to port id 0, or a
+ * connect or send on one not bound) takes as its port id the tgid of the
+ * process that binds it: made by cordon, that would be cordon's, and a
+ * program that matches replies to its pid would wait for them for ever.
+ * So it is bound here to the program's @tgid, and where that is taken (a
+ * second socket of the program's), to one the kernel picks, as it would.
+ * With the program's credentials (@c): the groups it joins need its
+ * capabilities, not cordon's. 0 or -errno.
+ */
+static int netlink_bind_as(int sock, const struct sockaddr_nl *want, pid_t tgid,
+			   const struct creds *c)
+{
+	struct sockaddr_nl a = *want;
+	int r;
+
+	if ((r = creds_assume(c, CAPS_ALL)) == 0) {
+		if (a.nl_pid == 0)
+			a.nl_pid = (uint32_t)tgid;
+		r = bind(sock, (struct sockaddr *)&a, sizeof(a)) < 0 ? -errno : 0;
+		if (r == -EADDRINUSE && want->nl_pid == 0) {
+			a.nl_pid = 0;
+			r = bind(sock, (struct sockaddr *)&a, sizeof(a)) < 0 ? -errno : 0;
+		}
+	}
+	creds_restore();
+	return r;
+}
+
+/* The program's credentials for a call on a netlink socket, with its
+ * process's tgid (which creds_of leaves 0 when it need not read them). */
+static int netlink_creds(pid_t pid, bool userns, struct creds *c)
+{
+	char buf[4096];
+	const char *t;
+	int r;
+
+	if ((r = creds_of(pid, CAPS_ALL, userns, c)))
+		return r;
+	if (c->tgid)
+		return 0;
+	if (read_status(pid, buf, sizeof(buf)) || !(t = strstr(buf, "\nTgid:")))
+		return -ESRCH;
+	c->tgid = (pid_t)strtol(t + 6, NULL, 10);
+	return 0;
+}
+
+/* A netlink socket not bound yet: bound as netlink_bind_as says. */
+static int netlink_bind_unbound(int sock, const struct creds *c)
+{
+	struct sockaddr_nl now = { 0 }, any = { .nl_family = AF_NETLINK };
+	socklen_t len = sizeof(now);
+
+	if (getsockname(sock, (struct sockaddr *)&now, &len) == 0 && now.nl_pid != 0)
+		return 0;
+	return netlink_bind_as(sock, &any, c->tgid, c);
+}
+
+/*
  * connect(fd, addr, len): decide on the address read from the program,
  * and connect the program's own socket. Returns -errno or 0 for the caller
  * to answer with, or 1 when answered already (or to be, by a thread).
@@ -1330,6 +1393,15 @@ static int supervise_connect(int listener, const struct seccomp_notif *req, bool
 
 	if ((r = decide_address(&j, pid, domain, type, pol, ev)))
 		goto out;
+	if (domain == AF_NETLINK) {
+		/* Joining a group to send to checks capabilities here only. */
+		j.as_program = true;
+		if ((r = netlink_creds(pid, pol->userns.value, &j.creds)) ||
+		    (r = netlink_bind_unbound(j.sock, &j.creds)))
+			goto out;
+		r = (int)job_now(&j);
+		goto out;
+	}
 	int fl = fcntl(j.sock, F_GETFL);
 	if (fl >= 0 && !(fl & O_NONBLOCK))
 		return job_later(listener, &j);
@@ -1393,6 +1465,13 @@ static int supervise_sendto(int listener, const struct seccomp_notif *req, bool 
 	    !(stream && (domain == AF_INET || domain == AF_INET6) && !(j.flags & MSG_FASTOPEN)) &&
 	    (r = decide_address(&j, pid, domain, type, pol, ev)))
 		goto out;
+	if (domain == AF_NETLINK) {
+		/* A send to another port or a group checks capabilities here. */
+		j.as_program = true;
+		if ((r = netlink_creds(pid, pol->userns.value, &j.creds)) ||
+		    (r = netlink_bind_unbound(j.sock, &j.creds)))
+			goto out;
+	}
 	if (size > SEND_MAX && !stream) {
 		r = -EMSGSIZE;
 		goto out;
@@ -1658,11 +1737,17 @@ static int supervise_bind(int listener, const struct seccomp_notif *req, bool in
 			goto out;
 		}
 	}
-	/* A port below 1024 takes CAP_NET_BIND_SERVICE: the program's. */
+	/* With the program's capabilities, not cordon's: a port below 1024
+	 * takes CAP_NET_BIND_SERVICE, a netlink group CAP_NET_ADMIN or more. */
 	struct creds c;
-	const uint64_t relevant = CAP(CAP_NET_BIND_SERVICE);
-	if ((r = creds_of(pid, relevant, pol->userns.value, &c)) == 0 &&
-	    (r = creds_assume(&c, relevant)) == 0)
+	if (domain == AF_NETLINK && j.sa.ss_family == AF_NETLINK &&
+	    j.len >= sizeof(struct sockaddr_nl)) {
+		if ((r = netlink_creds(pid, pol->userns.value, &c)) == 0)
+			r = netlink_bind_as(j.sock, (const struct sockaddr_nl *)&j.sa, c.tgid, &c);
+		goto out;
+	}
+	if ((r = creds_of(pid, CAPS_ALL, pol->userns.value, &c)) == 0 &&
+	    (r = creds_assume(&c, CAPS_ALL)) == 0)
 		r = bind(j.sock, (const struct sockaddr *)&j.sa, j.len) < 0 ? -errno : 0;
 	creds_restore();
 out:

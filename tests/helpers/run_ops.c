@@ -137,6 +137,10 @@
  *   sys-socket-proto PROTO   raw socket(AF_INET, SOCK_STREAM, PROTO) (262: MPTCP)
  *   sys-listen HOST PORT     raw socket(SOCK_STREAM), bound to HOST:PORT unless PORT
  *                            is "-", + listen; INFO: the port it listens on
+ *   sys-netlink PROTO N HOW  raw socket(AF_NETLINK, SOCK_RAW, PROTO), then by HOW:
+ *                            "bind" or "connect" to port id 0 and the multicast groups
+ *                            N (a number), or "sendto" of an NLMSG_NOOP to port id N;
+ *                            INFO: "self" when its port id is then our pid, else the id
  *   sys-abstract-dgram NAME SECONDS
  *                            raw socket(AF_UNIX, SOCK_DGRAM), bound to "\0NAME", then
  *                            waits SECONDS and reports how many datagrams it received
@@ -211,6 +215,7 @@
 #include <limits.h>
 #include <linux/capability.h>
 #include <linux/io_uring.h>
+#include <linux/netlink.h>
 #include <netinet/in.h>
 #include <pthread.h>
 #include <sched.h>
@@ -923,7 +928,7 @@ static const struct {
 	{ "sys-unix-sendto", 2 }, { "sys-unix-sendto-n", 2 }, { "sys-unix-fill", 1 },
 	{ "sys-unix-sendto-alarm", 1 },
 	{ "sys-tfo", 3 }, { "sys-socket-proto", 1 }, { "sys-listen", 2 },
-	{ "sem", 1 }, { "sem-unlink", 1 }, { "shm", 2 },
+	{ "sem", 1 }, { "sem-unlink", 1 }, { "shm", 2 }, { "sys-netlink", 3 },
 	{ "sys-abstract-listen", 2 }, { "sys-abstract-dgram", 2 }, { "sys-unix-bind", 2 }, { "sys-shm-rm", 1 }, { "sys-mq-unlink", 1 }, { "sys-mq-create", 1 },
 	{ "sys-read", 1 }, { "read", 1 }, { "sys-kill", 2 }, { "sys-ptrace", 1 },
 	{ "sys-capdrop", 1 }, { "vfork-threads", 3 },
@@ -1258,6 +1263,30 @@ int main(int argc, char **argv)
 			STEP(&o, "getsockname", syscall(SYS_getsockname, s, &sa, &len));
 			if (o.ret >= 0)
 				snprintf(info, sizeof(info), "%u", (unsigned)ntohs(sa.sin_port));
+			if (s >= 0)
+				syscall(SYS_close, s);
+		} else if (strcmp(op, "sys-netlink") == 0) {
+			struct sockaddr_nl nl = { .nl_family = AF_NETLINK };
+			struct nlmsghdr noop = { .nlmsg_len = sizeof(noop), .nlmsg_type = NLMSG_NOOP };
+			socklen_t len = sizeof(nl);
+			long s = -1;
+			STEP(&o, "socket", s = syscall(SYS_socket, AF_NETLINK, SOCK_RAW, num(a[0])));
+			if (strcmp(a[2], "sendto") == 0) {
+				nl.nl_pid = (uint32_t)num(a[1]);
+				STEP(&o, a[2], syscall(SYS_sendto, s, &noop, sizeof(noop), 0, &nl,
+							sizeof(nl)));
+			} else if (strcmp(a[2], "bind") == 0 || strcmp(a[2], "connect") == 0) {
+				nl.nl_groups = (uint32_t)num(a[1]);
+				STEP(&o, a[2], syscall(a[2][0] == 'b' ? SYS_bind : SYS_connect, s, &nl,
+							sizeof(nl)));
+			} else {
+				usage("sys-netlink: HOW is bind, connect or sendto");
+			}
+			STEP(&o, "getsockname", syscall(SYS_getsockname, s, &nl, &len));
+			if (o.ret >= 0 && nl.nl_pid == (uint32_t)syscall(SYS_getpid))
+				snprintf(info, sizeof(info), "self");
+			else if (o.ret >= 0)
+				snprintf(info, sizeof(info), "%u", (unsigned)nl.nl_pid);
 			if (s >= 0)
 				syscall(SYS_close, s);
 		} else if (strcmp(op, "sys-abstract-dgram") == 0) {

@@ -923,6 +923,42 @@ Test(escape, host_ipc_objects_out_of_reach, .init = setup, .fini = teardown, .ti
 	mq_unlink(slash_made);
 }
 
+/* Under net none cordon makes a program's binds and connects itself (the
+ * filter cannot tell a netlink socket from a unix one): it must make them
+ * as the program would have. A netlink socket bound to port id 0 (or
+ * bound by a connect or a send) takes the program's pid (the kernel's
+ * choice for its own binds), not cordon's; and joining a multicast group,
+ * or sending to another port, which need CAP_NET_ADMIN, which a program
+ * run as root under cordon does not have, fails EPERM as it would for the
+ * program, where cordon's own capabilities let it through (found so).
+ * The control: the same, bare, as root, gets past that check. */
+Test(escape, netlink_binds_made_as_the_program, .init = setup, .fini = teardown,
+     .timeout = 30)
+{
+	need_seccomp();
+	run(NULL, ARGS(ops_static, "sys-netlink", "0", "0", "bind", "sys-netlink", "0", "0",
+		       "connect", "sys-netlink", "0", "0", "sendto"));
+	expect_exit(0);
+	EXPECT(OK("sys-netlink"), OK("sys-netlink"), OK("sys-netlink"));
+	for (int i = 0; i < 3; i++)
+		cr_expect_str_eq(got[i].info, "self", "call %d", i);
+
+	if (geteuid() != 0)
+		return;  /* without CAP_NET_ADMIN, bare fails too: no control */
+	/* XFRM's groups, and its sends to another port, need CAP_NET_ADMIN
+	 * (a send to a port nobody holds is refused after that check). */
+	run_bare(ARGS(ops_static, "sys-netlink", "6", "1", "bind", "sys-netlink", "6", "1",
+		      "connect", "sys-netlink", "6", "4242", "sendto"));
+	results(got, 64);
+	if (got[0].ret != 0)
+		return;  /* no XFRM netlink here */
+	EXPECT(OK("sys-netlink"), OK("sys-netlink"), NO("sys-netlink", ECONNREFUSED));
+	run(NULL, ARGS(ops_static, "sys-netlink", "6", "1", "bind", "sys-netlink", "6", "1",
+		       "connect", "sys-netlink", "6", "4242", "sendto"));
+	expect_exit(0);
+	EXPECT(NO("sys-netlink", EPERM), NO("sys-netlink", EPERM), NO("sys-netlink", EPERM));
+}
+
 /* POSIX named semaphores and shared memory are files of the host's
  * /dev/shm, made by glibc out of the shim's sight: with private-ipc (and a
  * private TMPDIR), the shim makes them in the run's own directory, so a
