@@ -1364,15 +1364,21 @@ static int netlink_creds(pid_t pid, bool userns, struct creds *c)
 	return 0;
 }
 
-/* A netlink socket not bound yet: bound as netlink_bind_as says. */
-static int netlink_bind_unbound(int sock, const struct creds *c)
+/* @j's connect or send on a netlink socket, to be made with the program's
+ * credentials, its socket bound first if it is not, as netlink_bind_as
+ * says. 0 or -errno. */
+static int netlink_as_program(struct sock_job *j, pid_t pid, const struct policy *pol)
 {
 	struct sockaddr_nl now = { 0 }, any = { .nl_family = AF_NETLINK };
 	socklen_t len = sizeof(now);
+	int r;
 
-	if (getsockname(sock, (struct sockaddr *)&now, &len) == 0 && now.nl_pid != 0)
+	j->as_program = true;
+	if ((r = netlink_creds(pid, pol->userns.value, &j->creds)))
+		return r;
+	if (getsockname(j->sock, (struct sockaddr *)&now, &len) == 0 && now.nl_pid != 0)
 		return 0;
-	return netlink_bind_as(sock, &any, c->tgid, c);
+	return netlink_bind_as(j->sock, &any, j->creds.tgid, &j->creds);
 }
 
 /*
@@ -1395,11 +1401,8 @@ static int supervise_connect(int listener, const struct seccomp_notif *req, bool
 		goto out;
 	if (domain == AF_NETLINK) {
 		/* Joining a group to send to checks capabilities here only. */
-		j.as_program = true;
-		if ((r = netlink_creds(pid, pol->userns.value, &j.creds)) ||
-		    (r = netlink_bind_unbound(j.sock, &j.creds)))
-			goto out;
-		r = (int)job_now(&j);
+		if ((r = netlink_as_program(&j, pid, pol)) == 0)
+			r = (int)job_now(&j);
 		goto out;
 	}
 	int fl = fcntl(j.sock, F_GETFL);
@@ -1465,13 +1468,9 @@ static int supervise_sendto(int listener, const struct seccomp_notif *req, bool 
 	    !(stream && (domain == AF_INET || domain == AF_INET6) && !(j.flags & MSG_FASTOPEN)) &&
 	    (r = decide_address(&j, pid, domain, type, pol, ev)))
 		goto out;
-	if (domain == AF_NETLINK) {
-		/* A send to another port or a group checks capabilities here. */
-		j.as_program = true;
-		if ((r = netlink_creds(pid, pol->userns.value, &j.creds)) ||
-		    (r = netlink_bind_unbound(j.sock, &j.creds)))
-			goto out;
-	}
+	/* A send to another port or a group checks capabilities here. */
+	if (domain == AF_NETLINK && (r = netlink_as_program(&j, pid, pol)))
+		goto out;
 	if (size > SEND_MAX && !stream) {
 		r = -EMSGSIZE;
 		goto out;
