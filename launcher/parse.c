@@ -490,7 +490,7 @@ static int add_expanded(struct parse_ctx *ctx, const char *file, unsigned line,
  * layer is set up before the program starts). None matching is no error.
  */
 static int add_path_pattern(struct parse_ctx *ctx, const char *file, unsigned line,
-		       const struct directive *d, const struct rule *rule, const char *arg)
+			    const struct directive *d, const struct rule *rule, const char *arg)
 {
 	char pattern[PATH_MAX];
 	glob_t g;

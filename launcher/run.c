@@ -337,7 +337,10 @@ static const char *private_shm(const struct policy *pol)
 {
 	static char dir[PATH_MAX];
 
-	if (!pol->private_ipc.value || !private_tmp[0] || !pol->shim.value)
+	/* One line of the policy descriptor: a TMPDIR with a newline in its
+	 * name keeps /dev/shm. */
+	if (!pol->private_ipc.value || !private_tmp[0] || !pol->shim.value ||
+	    strchr(private_tmp, '\n'))
 		return NULL;
 	if (snprintf(dir, sizeof(dir), "%s/.cordon-shm", private_tmp) >= (int)sizeof(dir))
 		die("the private TMPDIR %s is too long", private_tmp);
