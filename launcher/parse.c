@@ -498,6 +498,11 @@ static int add_path_pattern(struct parse_ctx *ctx, const char *file, unsigned li
 
 	if (expand_absolute_quoted(ctx, file, line, arg, pattern, true) < 0)
 		return -1;
+	if (d->kind == PATH_WRITE_DENY &&
+	    strlist_push(&ctx->pol->write_deny_patterns, pattern, rule) < 0) {
+		perr(ctx, file, line, "out of memory");
+		return -1;
+	}
 	switch (glob(pattern, 0, NULL, &g)) {
 	case 0:
 		for (size_t i = 0; i < g.gl_pathc && r == 0; i++)
@@ -1239,7 +1244,80 @@ static int add_git_root(struct parse_ctx *ctx, const char *what, const char *dir
  * repository's, in @common, which git-worktree has just made writable.
  * Each such entry is denied there too, with its rule. Returns 0 or -1.
  */
-static int mirror_git_denies(struct parse_ctx *ctx, const char *workspace, const char *common)
+/* @path (@len bytes) a write-deny entry of @rule's, by git-worktree. */
+static int mirror_one(struct parse_ctx *ctx, const char *path, size_t len,
+		      const struct rule *rule)
+{
+	struct policy *p = ctx->pol;
+
+	if (pathset_add(&p->paths, path, PATH_WRITE_DENY, rule) < 0 ||
+	    policy_note_write_deny(p, pathset_get(&p->paths, path, len)) < 0) {
+		perr(ctx, rule ? rule->file : "git-worktree", rule ? rule->line : 0,
+		     "out of memory");
+		return -1;
+	}
+	p->n_write_deny++;
+	return 0;
+}
+
+/* @in with glob(3)'s special characters escaped, into @out (@size). */
+static bool glob_escape(const char *in, char *out, size_t size)
+{
+	size_t o = 0;
+
+	for (; *in; in++) {
+		if (strchr("*?[\\", *in) && o + 1 < size)
+			out[o++] = '\\';
+		if (o + 1 >= size)
+			return false;
+		out[o++] = *in;
+	}
+	out[o] = '\0';
+	return true;
+}
+
+/*
+ * A write-deny pattern beneath the workspace's .git (the agent policy's
+ * hooks of .git/modules/NAME) matched nothing in a linked worktree, whose .git
+ * is a file: its submodules' git directories are in the worktree's own
+ * git directory (@gitdir), and the main worktree's in the main
+ * repository's (@common), both writable with git-worktree. The pattern is
+ * matched in each. 0 or -1.
+ */
+static int mirror_git_patterns(struct parse_ctx *ctx, const char *workspace, const char *gitdir,
+			       const char *common)
+{
+	const struct strlist *l = &ctx->pol->write_deny_patterns;
+	char prefix[2 * PATH_MAX], raw[PATH_MAX + 8], base[2 * PATH_MAX], pattern[4 * PATH_MAX];
+	const char *bases[] = { gitdir, common };
+
+	if (snprintf(raw, sizeof(raw), "%s/.git/", workspace) >= (int)sizeof(raw) ||
+	    !glob_escape(raw, prefix, sizeof(prefix)))
+		return 0;
+	for (size_t i = 0; i < l->n; i++) {
+		size_t n = strlen(prefix);
+		if (strncmp(l->v[i], prefix, n) != 0)
+			continue;
+		for (size_t b = 0; b < 2; b++) {
+			glob_t g;
+			if (!glob_escape(bases[b], base, sizeof(base)) ||
+			    snprintf(pattern, sizeof(pattern), "%s/%s", base, l->v[i] + n) >=
+				    (int)sizeof(pattern) ||
+			    glob(pattern, 0, NULL, &g) != 0)
+				continue;
+			int r = 0;
+			for (size_t k = 0; k < g.gl_pathc && r == 0; k++)
+				r = mirror_one(ctx, g.gl_pathv[k], strlen(g.gl_pathv[k]), l->rules[i]);
+			globfree(&g);
+			if (r)
+				return r;
+		}
+	}
+	return 0;
+}
+
+static int mirror_git_denies(struct parse_ctx *ctx, const char *workspace, const char *gitdir,
+			     const char *common)
 {
 	struct policy *p = ctx->pol;
 	char prefix[PATH_MAX + 8], path[PATH_MAX];
@@ -1253,16 +1331,10 @@ static int mirror_git_denies(struct parse_ctx *ctx, const char *workspace, const
 		int m = snprintf(path, sizeof(path), "%s/%s", common, e->path + n);
 		if (m < 0 || (size_t)m >= sizeof(path))
 			continue;  /* too long to be a path: nothing there to protect */
-		const struct rule *rule = e->data[PATH_WRITE_DENY];
-		if (pathset_add(&p->paths, path, PATH_WRITE_DENY, rule) < 0 ||
-		    policy_note_write_deny(p, pathset_get(&p->paths, path, (size_t)m)) < 0) {
-			perr(ctx, rule ? rule->file : "git-worktree", rule ? rule->line : 0,
-			     "out of memory");
+		if (mirror_one(ctx, path, (size_t)m, e->data[PATH_WRITE_DENY]) < 0)
 			return -1;
-		}
-		p->n_write_deny++;
 	}
-	return 0;
+	return mirror_git_patterns(ctx, workspace, gitdir, common);
 }
 
 int policy_add_git_worktree(struct parse_ctx *ctx, const char *workspace)
@@ -1291,5 +1363,5 @@ int policy_add_git_worktree(struct parse_ctx *ctx, const char *workspace)
 		return 0;  /* not a linked worktree after all: gitdir is the repository */
 	if (add_git_root(ctx, "commondir", gitdir, line, common) < 0)
 		return -1;
-	return mirror_git_denies(ctx, workspace, common);
+	return mirror_git_denies(ctx, workspace, gitdir, common);
 }

@@ -64,6 +64,7 @@ void policy_free(struct policy *p)
 	pathset_free(&p->paths);
 	free(p->write_deny_entries);
 	strlist_free(&p->skipped);
+	strlist_free(&p->write_deny_patterns);
 	strlist_free(&p->env_pass);
 	strlist_free(&p->env_deny);
 	strlist_free(&p->expand);

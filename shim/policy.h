@@ -98,6 +98,8 @@ struct policy {
 	const struct pathset_entry **write_deny_entries;
 	size_t n_write_deny_entries;
 	struct strlist skipped;       /* optional roots that did not exist */
+	struct strlist write_deny_patterns; /* as glob(3) took them (the values of
+	                                 ~ and ${NAME} escaped), for git-worktree */
 	struct setting net;           /* enum net_mode */
 	struct port_list net_connect; /* TCP ports connect may reach */
 	struct port_list net_bind;    /* TCP ports bind may take */

@@ -141,6 +141,35 @@ Test(git_worktree, write_deny_of_dot_git_follows_to_main_repository, .init = set
 	policy_free(&pol);
 }
 
+/* The agent policy's patterns for the submodules' git directories
+ * (${WORKSPACE}/.git/modules/\*): in a linked worktree they are the
+ * worktree's own (main/.git/worktrees/wt/modules) and the main worktree's
+ * (main/.git/modules), both writable with git-worktree: denied in each. */
+Test(git_worktree, write_deny_patterns_follow_to_both_git_directories, .init = setup,
+     .fini = teardown)
+{
+	struct policy pol;
+	char err[512] = "";
+
+	sh("mkdir -p %s/main/.git/worktrees/wt/modules/s/hooks "
+	   "%s/main/.git/worktrees/wt/modules/s/objects "
+	   "%s/main/.git/modules/m/hooks && touch %s/main/.git/modules/m/config",
+	   T, T, T, T);
+	cr_assert_eq(compile_with(&pol, "yes",
+				  "write-deny ${WORKSPACE}/.git/modules/*/hooks "
+				  "${WORKSPACE}/.git/modules/*/config\n",
+				  err),
+		     0, "%s", err);
+	cr_expect(!writable(&pol, "main/.git/worktrees/wt/modules/s/hooks"),
+		  "the worktree's submodule hooks are writable");
+	cr_expect(!writable(&pol, "main/.git/modules/m/hooks"),
+		  "the main worktree's submodule hooks are writable");
+	cr_expect(!writable(&pol, "main/.git/modules/m/config"));
+	cr_expect(writable(&pol, "main/.git/worktrees/wt/modules/s/objects"));
+	cr_expect(writable(&pol, "main/.git/objects"));
+	policy_free(&pol);
+}
+
 Test(git_worktree, off_leaves_main_git_outside, .init = setup, .fini = teardown)
 {
 	struct policy pol;
