@@ -485,9 +485,10 @@ static int add_expanded(struct parse_ctx *ctx, const char *file, unsigned line,
 /*
  * A read-deny or write-deny entry written as a pattern (*, ? or [...] in
  * a component, as glob(3) takes them; ${NAME} and ~ are put in literally):
- * each path that matches when the policy is read is an entry. One that
- * appears later is not (cordon compiles the policy once, and the kernel
- * layer is set up before the program starts). None matching is no error.
+ * each path that matches when the policy is read is an entry, and so is
+ * one named as written, literally, if it exists. One that appears later
+ * is not (cordon compiles the policy once, and the kernel layer is set up
+ * before the program starts). None matching is no error.
  */
 static int add_path_pattern(struct parse_ctx *ctx, const char *file, unsigned line,
 			    const struct directive *d, const struct rule *rule, const char *arg)
@@ -503,14 +504,25 @@ static int add_path_pattern(struct parse_ctx *ctx, const char *file, unsigned li
 		perr(ctx, file, line, "out of memory");
 		return -1;
 	}
+	/* A file named as written (a * or [ in its name), which the pattern
+	 * need not match, is an entry too, as it was before patterns were. */
+	char literal[PATH_MAX];
+	struct stat st;
+	if (expand_absolute(ctx, file, line, arg, literal) < 0)
+		return -1;
+	bool literal_done = lstat(literal, &st) != 0;
 	switch (glob(pattern, 0, NULL, &g)) {
 	case 0:
-		for (size_t i = 0; i < g.gl_pathc && r == 0; i++)
+		for (size_t i = 0; i < g.gl_pathc && r == 0; i++) {
+			literal_done |= strcmp(g.gl_pathv[i], literal) == 0;
 			r = add_expanded(ctx, file, line, d, rule, arg, false, g.gl_pathv[i]);
+		}
 		globfree(&g);
+		if (r == 0 && !literal_done)
+			r = add_expanded(ctx, file, line, d, rule, arg, false, literal);
 		return r;
 	case GLOB_NOMATCH:
-		return 0;
+		return literal_done ? 0 : add_expanded(ctx, file, line, d, rule, arg, false, literal);
 	case GLOB_NOSPACE:
 		perr(ctx, file, line, "out of memory");
 		return -1;

@@ -1166,6 +1166,15 @@ Test(parse_valid, deny_patterns_match_what_exists, .init = setup, .fini = teardo
 	cr_expect_eq(pol.n_write_deny, 2);
 	cr_expect_eq(pol.n_read_deny, 2);
 	cr_expect_eq(entry_rule("@W/keys/y.pem", PATH_READ_DENY)->line, 2);
+	/* a file named as written, with a [ in its name, stays denied */
+	reset();
+	join(d, ws, "sec[1]");
+	write_file(d, "s", 1);
+	join(d, ws, "sec1");
+	write_file(d, "t", 1);
+	expect_clean(parse("read-deny ${WORKSPACE}/sec[1]\n"));
+	cr_expect_not_null(entry("@W/sec[1]", PATH_READ_DENY));
+	cr_expect_not_null(entry("@W/sec1", PATH_READ_DENY));
 	/* write roots are never patterns: a literal path, which must exist */
 	reset();
 	cr_expect_neq(parse("write ${WORKSPACE}/.git/modules/*\n"), 0);
