@@ -344,6 +344,22 @@ static const char *lookup_var(struct parse_ctx *ctx, const char *file, unsigned 
 	return v;
 }
 
+/* @in with glob(3)'s special characters escaped, into @out (@size). */
+static bool glob_escape(const char *in, char *out, size_t size)
+{
+	size_t o = 0;
+
+	for (; *in; in++) {
+		if (strchr("*?[\\", *in) && o + 1 < size)
+			out[o++] = '\\';
+		if (o + 1 >= size)
+			return false;
+		out[o++] = *in;
+	}
+	out[o] = '\0';
+	return true;
+}
+
 /*
  * Expand ~ and ${NAME} in @in into @out (PATH_MAX bytes). Returns 0 or -1
  * (reported). The result may still be relative; callers check. With
@@ -368,11 +384,14 @@ static int expand_quoted(struct parse_ctx *ctx, const char *file, unsigned line,
 	} while (0)
 #define EMIT_VALUE(v)                                                                   \
 	do {                                                                            \
-		for (const char *c_ = (v); *c_; c_++) {                                 \
-			if (quote && strchr("*?[\\", *c_))                             \
-				EMIT("\\", 1);                                          \
-			EMIT(c_, 1);                                                    \
+		char q_[PATH_MAX];                                                      \
+		const char *v_ = (v);                                                   \
+		if (quote) {                                                            \
+			if (!glob_escape(v_, q_, sizeof(q_)))                           \
+				EMIT(v_, (size_t)PATH_MAX); /* reports it */            \
+			v_ = q_;                                                        \
 		}                                                                       \
+		EMIT(v_, strlen(v_));                                                   \
 	} while (0)
 
 	if (p[0] == '~') {
@@ -1270,22 +1289,6 @@ static int mirror_one(struct parse_ctx *ctx, const char *path, size_t len,
 	}
 	p->n_write_deny++;
 	return 0;
-}
-
-/* @in with glob(3)'s special characters escaped, into @out (@size). */
-static bool glob_escape(const char *in, char *out, size_t size)
-{
-	size_t o = 0;
-
-	for (; *in; in++) {
-		if (strchr("*?[\\", *in) && o + 1 < size)
-			out[o++] = '\\';
-		if (o + 1 >= size)
-			return false;
-		out[o++] = *in;
-	}
-	out[o] = '\0';
-	return true;
 }
 
 /*

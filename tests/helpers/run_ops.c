@@ -1180,20 +1180,14 @@ int main(int argc, char **argv)
 			}
 		} else if (strcmp(op, "fd-chmod") == 0) {
 			STEP(&o, "fchmod", syscall(SYS_fchmod, num(a[0]), onum(a[1])));
-		} else if (strcmp(op, "connect") == 0) {
+		} else if (strcmp(op, "connect") == 0 || strcmp(op, "bind") == 0) {
+			int (*call)(int, const struct sockaddr *, socklen_t) =
+				op[0] == 'c' ? connect : bind;
 			struct sockaddr_in sa;
 			int s = -1;
 			sock_addr(a[0], a[1], &sa);
 			STEP(&o, "socket", s = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
-			STEP(&o, "connect", connect(s, (struct sockaddr *)&sa, sizeof(sa)));
-			if (s >= 0)
-				close(s);
-		} else if (strcmp(op, "bind") == 0) {
-			struct sockaddr_in sa;
-			int s = -1;
-			sock_addr(a[0], a[1], &sa);
-			STEP(&o, "socket", s = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
-			STEP(&o, "bind", bind(s, (struct sockaddr *)&sa, sizeof(sa)));
+			STEP(&o, op, call(s, (struct sockaddr *)&sa, sizeof(sa)));
 			if (s >= 0)
 				close(s);
 		} else if (strcmp(op, "listen") == 0) {
